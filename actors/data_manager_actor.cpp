@@ -1,0 +1,606 @@
+#include "actors/data_manager_actor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+
+#include "actors/internal_messages.hpp"
+#include "actors/metric_instance_actor.hpp"
+#include "actors/phase_manager_actor.hpp"
+#include "actors/sampling_interval_actor.hpp"
+#include "messages/dm_error.hpp"
+
+namespace perfdm {
+
+namespace {
+
+using continuation = std::function<void()>;
+
+struct mi_entry {
+  caf::actor actor;
+  metric_handle metric;
+  focus_handle focus;
+  mi_summary summary;
+};
+
+// A time base that must fold once: every histogram starting at `start` doubles to `width`.
+struct pending_fold {
+  time_ns start;
+  time_ns width;
+  bool global;  // the global time base (which the current phase may share)
+};
+
+// A SAMPLES request in progress: it pauses at each fold and resumes where it stopped.
+struct samples_job {
+  std::vector<sample> samples;
+  std::size_t next = 0;
+  samples_ack ack;
+  std::map<std::uint64_t, std::vector<raw_sample>> pending;  // by MI, not yet sent
+  std::vector<std::uint64_t> touched;                         // MIs that got samples
+  caf::response_promise rp;
+};
+
+class data_manager : public caf::event_based_actor {
+ public:
+  data_manager(caf::actor_config& cfg, engine_options options)
+      : caf::event_based_actor(cfg), options_(options),
+        clock_start_(std::chrono::steady_clock::now()) {}
+
+  caf::behavior make_behavior() override {
+    phase_manager_ = spawn<caf::linked>(phase_manager_actor);
+    interval_actor_ = spawn<caf::linked>(sampling_interval_actor);
+    add_resource("/");  // the root of every focus, resource 0
+    return {
+      [=](define_metric& x) { return on_define_metric(x); },
+      [=](define_resource& x) { return on_define_resource(x); },
+      [=](list_metrics) { return metric_list{metrics_}; },
+      [=](list_resources) { return resource_list{resources_}; },
+      [=](list_phases) { return delegate(phase_manager_, list_phases{}); },
+      [=](samplerate_query) { return samplerate_info{to_seconds(interval_)}; },
+      [=](open_stream& x) { return on_open_stream(x); },
+      [=](close_stream& x) { return on_close_stream(x); },
+      [=](enable_request& x) { return on_enable(x); },
+      [=](disable_request& x) { return on_disable(x); },
+      [=](flags_request& x) { return on_flags(x); },
+      [=](start_phase& x) { return on_start_phase(x); },
+      [=](samples_request& x) { return on_samples(x); },
+      [=](data_request& x) { return on_data(x); },
+      [=](status_query) { return on_status(); },
+    };
+  }
+
+ private:
+  // ---------------------------------------------------------------- clock (C1)
+
+  time_ns now() const {
+    if (!options_.live_clock) return now_;
+    auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - clock_start_);
+    return std::max(now_, static_cast<time_ns>(elapsed.count()));
+  }
+
+  // ---------------------------------------------------------------- tables
+
+  caf::message on_define_metric(define_metric& x) {
+    if (x.name.empty()) return error_message(dm_error::bad_argument, "a metric needs a NAME");
+    if (auto i = metric_names_.find(x.name); i != metric_names_.end()) {
+      auto& m = metrics_[i->second.id];
+      if (m.style != x.style)
+        return error_message(dm_error::bad_argument, "metric '" + x.name + "' is already " +
+                                                         to_string(m.style));
+      return caf::make_message(m);
+    }
+    metric_info m{metric_handle{metrics_.size()}, x.name, x.style, x.units};
+    metrics_.push_back(m);
+    metric_names_.emplace(m.name, m.id);
+    for (auto& [h, a] : streams_) send(a, new_metric_event{h, m});
+    return caf::make_message(m);
+  }
+
+  caf::message on_define_resource(define_resource& x) {
+    auto valid = !x.name.empty() && x.name[0] == '/' && x.name.find("//") == std::string::npos &&
+                 (x.name.size() == 1 || x.name.back() != '/');
+    if (!valid)
+      return error_message(dm_error::bad_argument,
+                           "resource name '" + x.name + "' is not of the form /a/b");
+    // Parents are created first, each announced to the streams.
+    for (std::size_t slash = x.name.find('/', 1); slash != std::string::npos;
+         slash = x.name.find('/', slash + 1))
+      add_resource(x.name.substr(0, slash));
+    return caf::make_message(resources_[add_resource(x.name).id]);
+  }
+
+  resource_handle add_resource(const std::string& name) {
+    if (auto i = resource_names_.find(name); i != resource_names_.end()) return i->second;
+    std::string parent;
+    if (name != "/") {
+      auto slash = name.rfind('/');
+      parent = slash == 0 ? "/" : name.substr(0, slash);
+    }
+    resource_info r{resource_handle{resources_.size()}, name, parent};
+    resources_.push_back(r);
+    resource_names_.emplace(name, r.id);
+    for (auto& [h, a] : streams_) send(a, new_resource_event{h, r});
+    return r.id;
+  }
+
+  // A focus is a set of resources; "/" alone is the whole program.
+  caf::expected<focus_handle> find_focus(const std::vector<std::string>& names) {
+    std::vector<std::string> sorted;
+    for (auto& n : names) {
+      if (resource_names_.count(n) == 0)
+        return make_dm_error(dm_error::unknown_handle, "no resource named '" + n + "'");
+      if (n != "/") sorted.push_back(n);
+    }
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    std::string key;
+    for (auto& n : sorted) key += (key.empty() ? "" : ",") + n;
+    if (key.empty()) key = "/";
+    auto [i, added] = focus_names_.emplace(key, focus_handle{foci_.size()});
+    if (added) foci_.push_back(key);
+    return i->second;
+  }
+
+  mi_entry* find_mi(mi_handle h) {
+    return h.id < mis_.size() && mis_[h.id] ? &*mis_[h.id] : nullptr;
+  }
+
+  std::optional<caf::error> check_mi(mi_handle h) {
+    if (find_mi(h)) return std::nullopt;
+    if (h.id < mis_.size())
+      return make_dm_error(dm_error::unknown_handle,
+                           "metric instance " + to_string(h) + " was deleted");  // H4
+    return make_dm_error(dm_error::unknown_handle, "no metric instance " + to_string(h));
+  }
+
+  std::optional<caf::error> check_stream(stream_handle h) {
+    if (streams_.count(h)) return std::nullopt;
+    return make_dm_error(dm_error::unknown_handle,
+                         h.id < next_stream_ ? "stream " + to_string(h) + " was closed"
+                                             : "no stream " + to_string(h));
+  }
+
+  mi_info describe(mi_handle h, const mi_entry& e, mi_state state) const {
+    return mi_info{h, metrics_[e.metric.id].name, foci_[e.focus.id], e.summary.flags, state};
+  }
+
+  // Mirrors what an MI reported; a deleted MI leaves the tables (its handle is never reused).
+  void update(mi_handle h, const mi_summary& s) {
+    auto* e = find_mi(h);
+    if (!e) return;
+    e->summary = s;
+    if (s.state == mi_state::deleted) {
+      pairs_.erase({e->metric.id, e->focus.id});
+      mis_[h.id].reset();
+    }
+  }
+
+  std::vector<mi_handle> live_mis() const {
+    std::vector<mi_handle> out;
+    for (std::size_t i = 0; i < mis_.size(); ++i)
+      if (mis_[i]) out.push_back(mi_handle{i});
+    return out;
+  }
+
+  // ---------------------------------------------------------------- time bases (B4-B6)
+
+  bool current_shares_global() const { return current_start_ == 0; }
+
+  bool any_mi() const {
+    return std::any_of(mis_.begin(), mis_.end(), [](auto& e) { return e.has_value(); });
+  }
+
+  bool any_current_histogram() const {
+    return std::any_of(mis_.begin(), mis_.end(),
+                       [](auto& e) { return e && e->summary.has_current; });
+  }
+
+  // The width the global histograms have, or would get if one were created now (B6).
+  time_ns global_width() const { return any_mi() ? global_width_ : width_covering(now()); }
+
+  time_bases bases() const {
+    return time_bases{global_width_, current_phase_, current_start_, current_width_};
+  }
+
+  // B6: a histogram takes the width of its time base when other histograms live there,
+  // otherwise the smallest width covering the time since the base's start.
+  void prepare_widths() {
+    if (!any_mi()) global_width_ = width_covering(now());
+    if (current_shares_global())
+      current_width_ = global_width_;
+    else if (!any_current_histogram())
+      current_width_ = width_covering(now() - current_start_);
+  }
+
+  std::optional<pending_fold> next_fold() const {
+    if (any_mi() && now_ >= static_cast<time_ns>(bucket_count) * global_width_)
+      return pending_fold{0, global_width_ * 2, true};
+    if (!current_shares_global() && any_current_histogram() &&
+        now_ >= current_start_ + static_cast<time_ns>(bucket_count) * current_width_)
+      return pending_fold{current_start_, current_width_ * 2, false};
+    return std::nullopt;
+  }
+
+  collection_view view() const {
+    collection_view v;
+    for (auto& e : mis_) {
+      if (!e) continue;
+      auto& s = e->summary;
+      v.current_subscriptions += s.current_users;
+      v.global_subscriptions += s.global_users;
+      v.current_histogram_active |= s.collecting && s.has_current;
+      v.any_persistent_collection |= s.flags.collection;
+      v.any_active |= s.collecting;
+    }
+    v.global_width = global_width_;
+    v.current_width = current_width_;
+    return v;
+  }
+
+  // ---------------------------------------------------------------- sequencing
+
+  // Sends `msg` to every actor and calls `each` with each reply, then `done` once all have
+  // answered. Awaiting keeps the data manager's other requests waiting, so each request
+  // runs to completion before the next.
+  template <class Reply>
+  void await_all(std::vector<std::pair<mi_handle, caf::actor>> targets, caf::message msg,
+                 std::function<void(mi_handle, Reply&)> each, continuation done,
+                 caf::response_promise rp) {
+    if (targets.empty()) return done();
+    auto left = std::make_shared<std::size_t>(targets.size());
+    auto failed = std::make_shared<bool>(false);
+    for (auto& [h, a] : targets) {
+      auto handle = h;
+      request(a, caf::infinite, msg)
+          .await(
+              [=](Reply& r) mutable {
+                if (*failed) return;
+                each(handle, r);
+                if (--*left == 0) done();
+              },
+              [=](caf::error& e) mutable {
+                if (*failed) return;
+                *failed = true;
+                rp.deliver(make_dm_error(dm_error::internal,
+                                         "metric instance " + to_string(handle) +
+                                             " failed: " + dm_error_reason(e)));
+              });
+    }
+  }
+
+  std::vector<std::pair<mi_handle, caf::actor>> mi_targets(const std::vector<mi_handle>& hs) {
+    std::vector<std::pair<mi_handle, caf::actor>> out;
+    for (auto h : hs)
+      if (auto* e = find_mi(h)) out.emplace_back(h, e->actor);
+    return out;
+  }
+
+  void await_mis(const std::vector<mi_handle>& hs, caf::message msg, continuation done,
+                 caf::response_promise rp) {
+    await_all<mi_summary>(
+        mi_targets(hs), std::move(msg), [=](mi_handle h, mi_summary& s) { update(h, s); },
+        std::move(done), rp);
+  }
+
+  // Asks the sampling-interval controller to apply a rule; it announces any change to
+  // the streams before it answers.
+  void apply_interval_rule(caf::message msg, continuation done) {
+    request(interval_actor_, caf::infinite, std::move(msg))
+        .await([=](samplerate_info& x) {
+          interval_ = to_ns(x.interval);
+          done();
+        });
+  }
+
+  // T2: every stream delivers what it buffered, then the request is answered.
+  void finish(caf::response_promise rp, caf::message reply) {
+    if (streams_.empty()) {
+      rp.deliver(std::move(reply));
+      return;
+    }
+    auto left = std::make_shared<std::size_t>(streams_.size());
+    for (auto& entry : streams_)
+      request(entry.second, caf::infinite, stream_flush{}).await([=](ok_reply) mutable {
+        if (--*left == 0) rp.deliver(reply);
+      });
+  }
+
+  caf::message error_message(dm_error code, std::string reason) {
+    return caf::make_message(make_dm_error(code, std::move(reason)));
+  }
+
+  caf::response_promise fail(caf::error e) {
+    auto rp = make_response_promise();
+    rp.deliver(std::move(e));
+    return rp;
+  }
+
+  // ---------------------------------------------------------------- streams (T1-T3)
+
+  caf::message on_open_stream(open_stream& x) {
+    stream_handle h{next_stream_++};
+    auto sink = x.sink ? x.sink : caf::actor_cast<caf::actor>(current_sender());
+    auto a = spawn<caf::linked>(performance_stream_actor, h, sink, options_.stream_batch);
+    streams_.emplace(h, a);
+    send(interval_actor_, si_subscribe{h, a});
+    return caf::make_message(stream_opened{h});
+  }
+
+  caf::response_promise on_close_stream(close_stream& x) {
+    if (auto err = check_stream(x.stream)) return fail(*err);
+    auto rp = make_response_promise();
+    auto before = view();
+    // T3: the stream's subscriptions go as if disabled one by one (D1-D3).
+    await_mis(live_mis(), caf::make_message(mi_drop_stream{x.stream}), [=] {
+      apply_interval_rule(caf::make_message(si_disable{before, view()}), [=] {
+        auto stream = streams_[x.stream];
+        send(interval_actor_, si_unsubscribe{x.stream});
+        request(stream, caf::infinite, stream_flush{}).await([=](ok_reply) mutable {
+          unlink_from(stream);
+          send_exit(stream, caf::exit_reason::user_shutdown);
+          streams_.erase(x.stream);
+          finish(rp, caf::make_message(ok_reply{}));
+        });
+      });
+    }, rp);
+    return rp;
+  }
+
+  // ---------------------------------------------------------------- enable / disable (E, D)
+
+  caf::response_promise on_enable(enable_request& x) {
+    if (auto err = check_stream(x.stream)) return fail(*err);
+    auto m = metric_names_.find(x.metric);
+    if (m == metric_names_.end())
+      return fail(make_dm_error(dm_error::unknown_handle, "no metric named '" + x.metric + "'"));
+    if (x.focus.empty()) x.focus.push_back("/");
+    auto focus = find_focus(x.focus);
+    if (!focus) return fail(focus.error());
+    auto type = x.phase.type;
+    if (x.phase.named) {
+      if (x.phase.id.id >= next_phase_)
+        return fail(make_dm_error(dm_error::unknown_handle, "no phase " + to_string(x.phase.id)));
+      if (x.phase.id != current_phase_)  // E5
+        return fail(make_dm_error(dm_error::not_allowed,
+                                  "phase " + to_string(x.phase.id) +
+                                      " is not the current phase (" +
+                                      to_string(current_phase_) + ")"));
+      type = phase_type::current;
+    }
+    auto rp = make_response_promise();
+    auto before = view();
+    prepare_widths();  // before a new MI exists, so B6 sees only the histograms already there
+    auto key = std::make_pair(m->second.id, focus->id);
+    mi_handle h;
+    if (auto i = pairs_.find(key); i != pairs_.end()) {
+      h = i->second;  // E1: the pair's MI is reused
+    } else {
+      h = mi_handle{mis_.size()};  // H3/H6: a new handle, never reused
+      auto style = metrics_[m->second.id].style;
+      mis_.emplace_back(mi_entry{spawn<caf::linked>(metric_instance_actor, h, style), m->second,
+                                 *focus, mi_summary{}});
+      pairs_.emplace(key, h);
+    }
+    mi_enable msg{x.stream, streams_[x.stream], type, x.flags, bases()};
+    await_mis({h}, caf::make_message(msg), [=] {
+      apply_interval_rule(caf::make_message(si_enable{type, before, view()}), [=] {
+        auto* e = find_mi(h);
+        finish(rp, caf::make_message(describe(h, *e, e->summary.state)));
+      });
+    }, rp);
+    return rp;
+  }
+
+  caf::response_promise on_disable(disable_request& x) {
+    if (auto err = check_stream(x.stream)) return fail(*err);
+    if (auto err = check_mi(x.mi)) return fail(*err);
+    auto rp = make_response_promise();
+    auto before = view();
+    auto h = x.mi;
+    auto described = std::make_shared<mi_info>();
+    request(find_mi(h)->actor, caf::infinite, mi_disable{x.stream, x.phase})
+        .await(
+            [=](mi_summary& s) mutable {
+              auto* e = find_mi(h);
+              e->summary = s;
+              *described = describe(h, *e, s.state);
+              update(h, s);
+              apply_interval_rule(caf::make_message(si_disable{before, view()}),
+                                  [=] { finish(rp, caf::make_message(*described)); });
+            },
+            [=](caf::error& e) mutable { rp.deliver(e); });
+    return rp;
+  }
+
+  caf::response_promise on_flags(flags_request& x) {
+    if (auto err = check_mi(x.mi)) return fail(*err);
+    auto rp = make_response_promise();
+    auto h = x.mi;
+    auto e = *find_mi(h);
+    await_all<mi_summary>(
+        mi_targets({h}), caf::make_message(mi_flags{x.named, x.set}),
+        [=](mi_handle, mi_summary& s) mutable {
+          e.summary = s;
+          update(h, s);
+        },
+        [=] { finish(rp, caf::make_message(describe(h, e, e.summary.state))); }, rp);
+    return rp;
+  }
+
+  // ---------------------------------------------------------------- phases (N, C2)
+
+  caf::response_promise on_start_phase(start_phase& x) {
+    auto rp = make_response_promise();
+    request(phase_manager_, caf::infinite, pm_start{x.name, now(), global_width()})
+        .await([=](pm_started& p) mutable {
+          current_phase_ = p.phase.id;
+          next_phase_ = p.phase.id.id + 1;
+          current_start_ = p.start;
+          current_width_ = p.width;
+          // N1-N7 in every MI, then N8: every stream hears of the new phase.
+          await_mis(live_mis(), caf::make_message(mi_new_phase{p.old_phase, bases()}), [=] {
+            for (auto& [h, a] : streams_) send(a, new_phase_event{h, p.phase});
+            apply_interval_rule(caf::make_message(si_new_phase{view()}),
+                                [=] { finish(rp, caf::make_message(p.phase)); });
+          }, rp);
+        });
+    return rp;
+  }
+
+  // ---------------------------------------------------------------- samples and folds
+
+  caf::response_promise on_samples(samples_request& x) {
+    for (auto& s : x.samples)
+      if (s.mi.id >= mis_.size())  // H4: nothing is applied when a handle never existed
+        return fail(make_dm_error(dm_error::unknown_handle, "no metric instance " + to_string(s.mi)));
+    auto job = std::make_shared<samples_job>();
+    job->samples = std::move(x.samples);
+    job->rp = make_response_promise();
+    run_samples(job);
+    return job->rp;
+  }
+
+  void send_pending(samples_job& job) {
+    for (auto& [id, batch] : job.pending) {
+      if (batch.empty()) continue;
+      if (auto* e = find_mi(mi_handle{id})) send(e->actor, mi_samples{std::move(batch)});
+      batch.clear();
+    }
+  }
+
+  void run_samples(std::shared_ptr<samples_job> job) {
+    for (; job->next < job->samples.size(); ++job->next) {
+      auto& s = job->samples[job->next];
+      auto t1 = to_ns(s.end);
+      now_ = std::max(now_, t1);  // C1
+      if (auto f = next_fold()) {
+        // B4/F2: what arrived before the fold is applied at the old width first.
+        send_pending(*job);
+        fold(*f, [=] { run_samples(job); }, job->rp);
+        return;
+      }
+      auto* e = find_mi(s.mi);
+      if (!e || !e->summary.collecting) {
+        ++job->ack.dropped;
+        continue;
+      }
+      auto& batch = job->pending[s.mi.id];
+      if (batch.empty() && std::find(job->touched.begin(), job->touched.end(), s.mi.id) ==
+                               job->touched.end())
+        job->touched.push_back(s.mi.id);
+      batch.push_back(raw_sample{to_ns(s.start), t1, s.value});
+      ++job->ack.count;
+    }
+    send_pending(*job);
+    std::vector<std::pair<mi_handle, caf::actor>> targets;
+    for (auto id : job->touched)
+      if (auto* e = find_mi(mi_handle{id})) targets.emplace_back(mi_handle{id}, e->actor);
+    // The MIs have sent their completed buckets once they answer a sync.
+    await_all<ok_reply>(
+        targets, caf::make_message(mi_sync{}), [](mi_handle, ok_reply&) {},
+        [=] { finish(job->rp, caf::make_message(job->ack)); }, job->rp);
+  }
+
+  // One doubling of one time base (B4), its events (F1) and the interval (S1, S2).
+  void fold(pending_fold f, continuation done, caf::response_promise rp) {
+    bool shared = f.global && current_shares_global();
+    bool current_folds = (!f.global || shared) && any_current_histogram();
+    if (f.global) global_width_ = f.width;
+    if (!f.global || shared) current_width_ = f.width;
+    std::vector<mi_handle> targets;
+    for (auto h : live_mis())
+      if (f.global || find_mi(h)->summary.has_current) targets.push_back(h);
+    await_mis(targets, caf::make_message(mi_fold{f.start, f.width}), [=] {
+      // F1: every stream hears of the fold, subscribed or not; phase 0 folds both kinds.
+      std::vector<phase_type> types;
+      if (f.global) types.push_back(phase_type::global);
+      if (!f.global || shared) types.push_back(phase_type::current);
+      for (auto type : types)
+        for (auto& [h, a] : streams_) send(a, fold_event{h, type, to_seconds(f.width)});
+      auto type = current_folds ? phase_type::current : phase_type::global;
+      apply_interval_rule(caf::make_message(si_fold{type, f.width, view()}), done);
+    }, rp);
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  caf::response_promise on_data(data_request& x) {
+    if (auto err = check_mi(x.mi)) return fail(*err);
+    mi_data q{x.phase.type, false, {}};
+    if (x.phase.named) {
+      if (x.phase.id.id >= next_phase_)
+        return fail(make_dm_error(dm_error::unknown_handle, "no phase " + to_string(x.phase.id)));
+      if (x.phase.id == current_phase_)
+        q.type = phase_type::current;
+      else
+        q = mi_data{phase_type::current, true, x.phase.id};  // N2: the archive of that phase
+    }
+    auto rp = make_response_promise();
+    request(find_mi(x.mi)->actor, caf::infinite, q)
+        .await([=](histogram_data& d) mutable { rp.deliver(d); },
+               [=](caf::error& e) mutable { rp.deliver(e); });
+    return rp;
+  }
+
+  caf::response_promise on_status() {
+    auto rp = make_response_promise();
+    auto out = std::make_shared<status_info>();
+    out->now = to_seconds(now());
+    out->interval = to_seconds(interval_);
+    out->phase = current_phase_;
+    auto hs = live_mis();
+    out->mis.resize(hs.size());
+    auto index = std::make_shared<std::map<std::uint64_t, std::size_t>>();
+    for (std::size_t i = 0; i < hs.size(); ++i) (*index)[hs[i].id] = i;
+    await_all<mi_status>(
+        mi_targets(hs), caf::make_message(mi_status_query{}),
+        [=](mi_handle h, mi_status& s) {
+          auto* e = find_mi(h);
+          s.metric = metrics_[e->metric.id].name;
+          s.focus = foci_[e->focus.id];
+          out->mis[index->at(h.id)] = std::move(s);
+        },
+        [=]() mutable { rp.deliver(*out); }, rp);
+    return rp;
+  }
+
+  engine_options options_;
+  std::chrono::steady_clock::time_point clock_start_;
+  caf::actor phase_manager_;
+  caf::actor interval_actor_;
+
+  std::vector<metric_info> metrics_;
+  std::unordered_map<std::string, metric_handle> metric_names_;
+  std::vector<resource_info> resources_;
+  std::unordered_map<std::string, resource_handle> resource_names_;
+  std::vector<std::string> foci_;  // canonical names by focus handle
+  std::map<std::string, focus_handle> focus_names_;
+  std::vector<std::optional<mi_entry>> mis_;  // by handle; empty once deleted
+  std::map<std::pair<std::uint64_t, std::uint64_t>, mi_handle> pairs_;  // (metric, focus)
+  std::map<stream_handle, caf::actor> streams_;  // ordered: events go out deterministically
+  std::uint64_t next_stream_ = 0;
+
+  phase_handle current_phase_{0};
+  std::uint64_t next_phase_ = 1;
+  time_ns now_ = 0;
+  time_ns global_width_ = base_bucket_width;
+  time_ns current_start_ = 0;
+  time_ns current_width_ = base_bucket_width;
+  time_ns interval_ = base_bucket_width;
+};
+
+}  // namespace
+
+caf::actor spawn_data_manager(caf::actor_system& sys, const engine_options& options) {
+  return sys.spawn<data_manager>(options);
+}
+
+}  // namespace perfdm

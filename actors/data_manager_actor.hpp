@@ -1,0 +1,23 @@
+// The data manager: owns the handle tables (metrics, resources, foci, metric instances,
+// streams), routes requests and samples by handle, decides when time bases fold, and runs
+// each request to completion (every event it causes is sent) before it replies.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "actors/performance_stream_actor.hpp"
+
+namespace perfdm {
+
+struct engine_options {
+  // C1: false = virtual time (the latest sample end); true = also the engine's clock.
+  bool live_clock = false;
+  std::size_t stream_batch = default_stream_batch;
+};
+
+// Spawns the data manager together with its phase manager and sampling-interval
+// controller. Requests are the structs of messages/dm_messages.hpp.
+caf::actor spawn_data_manager(caf::actor_system& sys, const engine_options& options = {});
+
+}  // namespace perfdm

@@ -1,0 +1,166 @@
+// The Data Manager histogram (rules B1-B8). See histogram.hpp.
+#include "actors/histogram.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace perfdm {
+
+namespace {
+
+constexpr double no_data = std::numeric_limits<double>::quiet_NaN();
+
+// NaN is "no data" (B2): NaN + x = x.
+inline void accumulate(double& bucket, double amount) {
+  bucket = std::isnan(bucket) ? amount : bucket + amount;
+}
+
+}  // namespace
+
+time_ns width_covering(time_ns elapsed) {
+  // bucket_count * width > elapsed  <=>  width > floor(elapsed / bucket_count) for integer
+  // width; dividing instead of multiplying keeps the comparison free of overflow.
+  const time_ns limit = elapsed / static_cast<time_ns>(bucket_count);
+  time_ns width = base_bucket_width;
+  while (width <= limit) width *= 2;
+  return width;
+}
+
+histogram::histogram(metric_style style, time_ns start, time_ns width)
+    : style_(style), start_(start), width_(width), values_(bucket_count, no_data) {
+  assert(width > 0);
+  if (style_ == metric_style::sampled) covered_.assign(bucket_count, 0.0f);
+}
+
+void histogram::add(time_ns t0, time_ns t1, double value,
+                    std::vector<completed_bucket>* completed) {
+  assert(t0 <= t1);
+  assert(!needs_fold(t1));
+  if (t1 <= start_) return;  // B8: ends at or before start
+
+  // B8: only the part from start on counts. t1 > start, so the clipped sample [a, t1) is
+  // non-empty unless the sample itself has zero length.
+  const time_ns a = t0 < start_ ? start_ : t0;
+  // The bucket holding a: the only division; later boundaries are walked by addition.
+  std::size_t j = static_cast<std::size_t>((a - start_) / width_);
+  time_ns next = start_ + static_cast<time_ns>(j + 1) * width_;  // end of bucket j
+  // k (B7): the number of buckets entirely before t1, found by the walk below.
+  std::size_t k;
+
+  if (t0 == t1) {
+    // Zero length (B3): a COUNTER amount goes whole to the bucket holding t0; a SAMPLED
+    // level carries no time and changes no bucket. Time still reached t1 (B7).
+    if (style_ == metric_style::counter) accumulate(values_[j], value);
+    k = j;
+  } else if (style_ == metric_style::counter) {
+    if (t1 <= next && a == t0) {
+      // Common case: the whole sample falls into one bucket.
+      accumulate(values_[j], value);
+      k = t1 == next ? j + 1 : j;
+    } else {
+      // Spread in proportion to overlap time (B3) over the original length [t0, t1): the
+      // part before start is lost (B8).
+      const double length = static_cast<double>(t1 - t0);
+      time_ns from = a;
+      while (t1 > next) {
+        accumulate(values_[j], value * static_cast<double>(next - from) / length);
+        from = next;
+        next += width_;
+        ++j;
+      }
+      accumulate(values_[j], value * static_cast<double>(t1 - from) / length);
+      k = t1 == next ? j + 1 : j;
+    }
+  } else {
+    // SAMPLED (B3): each overlapped bucket keeps the time-weighted mean over its covered
+    // time. Every overlap here is > 0.
+    time_ns from = a;
+    for (;;) {
+      const time_ns until = t1 < next ? t1 : next;
+      const double overlap = static_cast<double>(until - from);
+      const double covered = covered_[j];
+      if (covered == 0.0) {
+        values_[j] = value;
+        covered_[j] = static_cast<float>(overlap);
+      } else {
+        const double total = covered + overlap;
+        values_[j] += (value - values_[j]) * (overlap / total);
+        covered_[j] = static_cast<float>(total);
+      }
+      if (t1 <= next) break;
+      from = next;
+      next += width_;
+      ++j;
+    }
+    k = t1 == next ? j + 1 : j;
+  }
+
+  // B7: report the buckets that became complete, each once. t1 < end(), so k < 1000.
+  if (k > completed_) {
+    if (completed != nullptr) {
+      for (std::size_t i = completed_; i < k; ++i) {
+        completed->push_back(completed_bucket{static_cast<std::uint32_t>(i), values_[i]});
+      }
+    }
+    completed_ = k;
+  }
+}
+
+void histogram::fold() {
+  constexpr std::size_t half = bucket_count / 2;
+  double* v = values_.data();
+  if (style_ == metric_style::counter) {
+    for (std::size_t j = 0; j < half; ++j) {
+      const double x = v[2 * j];
+      const double y = v[2 * j + 1];
+      // NaN is absent (B4): NaN + y = y, x + NaN = x, NaN + NaN = NaN.
+      v[j] = std::isnan(x) ? y : (std::isnan(y) ? x : x + y);
+    }
+  } else {
+    float* c = covered_.data();
+    for (std::size_t j = 0; j < half; ++j) {
+      const double x = v[2 * j];
+      const double y = v[2 * j + 1];
+      const double cx = c[2 * j];
+      const double cy = c[2 * j + 1];
+      if (std::isnan(x)) {
+        v[j] = y;
+        c[j] = static_cast<float>(cy);
+      } else if (std::isnan(y)) {
+        v[j] = x;
+        c[j] = static_cast<float>(cx);
+      } else {
+        // Mean weighted by covered time (B4).
+        const double total = cx + cy;
+        v[j] = (x * cx + y * cy) / total;
+        c[j] = static_cast<float>(total);
+      }
+    }
+    std::fill(c + half, c + bucket_count, 0.0f);
+  }
+  std::fill(v + half, v + bucket_count, no_data);
+  width_ *= 2;
+  // A merged bucket is complete only if both its halves were.
+  completed_ /= 2;
+}
+
+std::ptrdiff_t histogram::last_bucket_with_data() const {
+  for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(bucket_count) - 1; i >= 0; --i) {
+    if (!std::isnan(values_[static_cast<std::size_t>(i)])) return i;
+  }
+  return -1;
+}
+
+std::size_t histogram::memory_bytes() const {
+  return sizeof(*this) + values_.capacity() * sizeof(double) + covered_.capacity() * sizeof(float);
+}
+
+void histogram::clear() {
+  std::fill(values_.begin(), values_.end(), no_data);
+  std::fill(covered_.begin(), covered_.end(), 0.0f);
+  completed_ = 0;
+}
+
+}  // namespace perfdm

@@ -1,0 +1,147 @@
+// Messages between the engine's own actors (data manager, metric instances, streams,
+// phase manager, sampling-interval controller). Clients never see them; they speak the
+// vocabulary of messages/dm_messages.hpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+
+#include "actors/metric_instance_state.hpp"
+#include "actors/sampling_interval_rules.hpp"
+#include "messages/dm_messages.hpp"
+
+namespace perfdm {
+
+// ---- data manager -> metric instance ----
+struct mi_enable {
+  stream_handle stream;
+  caf::actor stream_actor;
+  phase_type type = phase_type::global;
+  persistence flags;
+  time_bases bases;
+};
+struct mi_disable {
+  stream_handle stream;
+  phase_type type = phase_type::global;
+};
+struct mi_drop_stream {
+  stream_handle stream;
+};
+struct mi_flags {
+  persistence named;
+  bool set = true;
+};
+struct mi_new_phase {
+  phase_handle old_phase;
+  time_bases bases;
+};
+struct raw_sample {
+  time_ns start = 0;
+  time_ns end = 0;
+  double value = 0;
+};
+struct mi_samples {
+  std::vector<raw_sample> samples;
+};
+struct mi_fold {
+  time_ns start = 0;
+  time_ns width = 0;
+};
+struct mi_sync {};
+struct mi_status_query {};
+// Which histogram to read: GLOBAL, CURRENT, or the archive of `archived`.
+struct mi_data {
+  phase_type type = phase_type::global;
+  bool archive = false;
+  phase_handle archived;
+};
+
+// ---- metric instance -> performance stream ----
+struct stream_data {
+  std::vector<data_value> values;
+};
+// ---- data manager -> performance stream ----
+struct stream_flush {};
+
+// ---- data manager -> phase manager ----
+struct pm_start {
+  std::string name;
+  time_ns now = 0;
+  time_ns global_width = 0;
+};
+struct pm_started {
+  phase_handle old_phase;
+  phase_info phase;
+  time_ns start = 0;
+  time_ns width = 0;
+};
+
+// ---- data manager -> sampling-interval controller ----
+struct si_subscribe {
+  stream_handle stream;
+  caf::actor stream_actor;
+};
+struct si_unsubscribe {
+  stream_handle stream;
+};
+struct si_fold {
+  phase_type type = phase_type::global;
+  time_ns width = 0;
+  collection_view after;
+};
+struct si_new_phase {
+  collection_view after;
+};
+struct si_enable {
+  phase_type type = phase_type::global;
+  collection_view before;
+  collection_view after;
+};
+struct si_disable {
+  collection_view before;
+  collection_view after;
+};
+
+#define PERFDM_INSPECT(type, ...)                                  \
+  template <class Inspector>                                       \
+  typename Inspector::result_type inspect(Inspector& f, type& x) { \
+    return f(caf::meta::type_name(#type), __VA_ARGS__);            \
+  }
+#define PERFDM_INSPECT_EMPTY(type)                                 \
+  template <class Inspector>                                       \
+  typename Inspector::result_type inspect(Inspector& f, type&) {   \
+    return f(caf::meta::type_name(#type));                         \
+  }
+
+PERFDM_INSPECT(time_bases, x.global_width, x.current_phase, x.current_start, x.current_width)
+PERFDM_INSPECT(collection_view, x.current_subscriptions, x.global_subscriptions,
+               x.current_histogram_active, x.any_persistent_collection, x.any_active,
+               x.global_width, x.current_width)
+PERFDM_INSPECT(mi_enable, x.stream, x.stream_actor, x.type, x.flags, x.bases)
+PERFDM_INSPECT(mi_disable, x.stream, x.type)
+PERFDM_INSPECT(mi_drop_stream, x.stream)
+PERFDM_INSPECT(mi_flags, x.named, x.set)
+PERFDM_INSPECT(mi_new_phase, x.old_phase, x.bases)
+PERFDM_INSPECT(raw_sample, x.start, x.end, x.value)
+PERFDM_INSPECT(mi_samples, x.samples)
+PERFDM_INSPECT(mi_fold, x.start, x.width)
+PERFDM_INSPECT_EMPTY(mi_sync)
+PERFDM_INSPECT_EMPTY(mi_status_query)
+PERFDM_INSPECT(mi_data, x.type, x.archive, x.archived)
+PERFDM_INSPECT(stream_data, x.values)
+PERFDM_INSPECT_EMPTY(stream_flush)
+PERFDM_INSPECT(pm_start, x.name, x.now, x.global_width)
+PERFDM_INSPECT(pm_started, x.old_phase, x.phase, x.start, x.width)
+PERFDM_INSPECT(si_subscribe, x.stream, x.stream_actor)
+PERFDM_INSPECT(si_unsubscribe, x.stream)
+PERFDM_INSPECT(si_fold, x.type, x.width, x.after)
+PERFDM_INSPECT(si_new_phase, x.after)
+PERFDM_INSPECT(si_enable, x.type, x.before, x.after)
+PERFDM_INSPECT(si_disable, x.before, x.after)
+
+#undef PERFDM_INSPECT
+#undef PERFDM_INSPECT_EMPTY
+
+}  // namespace perfdm

@@ -1,0 +1,17 @@
+// A performance stream: the channel from the data manager to one client (rule T1).
+// It batches data values (T2) and keeps every event in the order its causes happened.
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+
+#include "messages/dm_messages.hpp"
+
+namespace perfdm {
+
+// Paradyn's stream buffers held 50 values.
+inline constexpr std::size_t default_stream_batch = 50;
+
+caf::behavior performance_stream_actor(caf::event_based_actor* self, stream_handle id,
+                                       caf::actor sink, std::size_t batch);
+
+}  // namespace perfdm

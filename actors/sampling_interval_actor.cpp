@@ -1,0 +1,38 @@
+#include "actors/sampling_interval_actor.hpp"
+
+#include <map>
+#include <memory>
+
+#include "actors/internal_messages.hpp"
+
+namespace perfdm {
+
+namespace {
+
+struct si_state {
+  sampling_interval_rules rules;
+  std::map<stream_handle, caf::actor> subscribers;  // ordered: announcements are deterministic
+};
+
+}  // namespace
+
+caf::behavior sampling_interval_actor(caf::event_based_actor* self) {
+  auto st = std::make_shared<si_state>();
+  auto announce = [=](std::optional<time_ns> changed) {
+    if (changed)
+      for (auto& [handle, actor] : st->subscribers)
+        self->send(actor, samplerate_event{handle, to_seconds(*changed)});
+    return samplerate_info{to_seconds(st->rules.interval())};
+  };
+  return {
+    [=](si_subscribe& x) { st->subscribers.insert_or_assign(x.stream, x.stream_actor); },
+    [=](si_unsubscribe& x) { st->subscribers.erase(x.stream); },
+    [=](si_fold& x) { return announce(st->rules.on_fold(x.type, x.width, x.after)); },
+    [=](si_new_phase& x) { return announce(st->rules.on_new_phase(x.after)); },
+    [=](si_enable& x) { return announce(st->rules.on_enable(x.type, x.before, x.after)); },
+    [=](si_disable& x) { return announce(st->rules.on_disable(x.before, x.after)); },
+    [=](samplerate_query) { return samplerate_info{to_seconds(st->rules.interval())}; },
+  };
+}
+
+}  // namespace perfdm

@@ -1,0 +1,51 @@
+// A session: one client of the data manager that speaks the XML command language.
+// `perfdm replay` runs one with the deterministic scheduler and virtual time (rule C1);
+// `perfdm engine` runs one over stdin/stdout with the live scheduler.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "actors/data_manager_actor.hpp"
+
+namespace perfdm {
+
+struct session_options {
+  // true: CAF's test coordinator runs every actor on this thread, so the same requests
+  // always give the same bytes.
+  bool deterministic = true;
+  engine_options engine;
+  // When set, every request received is written here in the replay format.
+  std::ostream* record = nullptr;
+};
+
+// One output line: a reply, an error reply or a stream event, already in XML.
+struct session_line {
+  enum kind_t { reply, error, event } kind;
+  std::string xml;
+  caf::message message;  // the reply, error or event as a message (for readable printing)
+};
+
+class session {
+ public:
+  explicit session(const session_options& options);
+  ~session();
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+
+  // Runs one request line to completion. Blank lines and `#` comments produce nothing.
+  // Every event the request caused is emitted, then its reply (exactly one).
+  void run_line(const std::string& line, const std::function<void(const session_line&)>& emit);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// Replays every line of `in`, writing the XML of every reply and event to `out`.
+// Returns the number of requests that got an error reply.
+std::size_t replay(std::istream& in, std::ostream& out, const session_options& options);
+
+}  // namespace perfdm

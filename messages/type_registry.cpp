@@ -1,0 +1,65 @@
+#include "messages/type_registry.hpp"
+
+#include "messages/dm_error.hpp"
+#include "messages/dm_messages.hpp"
+
+namespace perfdm {
+
+void register_message_types(caf::actor_system_config& cfg) {
+#define PERFDM_REGISTER(type) cfg.add_message_type<type>(#type)
+  PERFDM_REGISTER(metric_handle);
+  PERFDM_REGISTER(resource_handle);
+  PERFDM_REGISTER(focus_handle);
+  PERFDM_REGISTER(phase_handle);
+  PERFDM_REGISTER(mi_handle);
+  PERFDM_REGISTER(stream_handle);
+  PERFDM_REGISTER(persistence);
+  PERFDM_REGISTER(metric_info);
+  PERFDM_REGISTER(resource_info);
+  PERFDM_REGISTER(phase_info);
+  PERFDM_REGISTER(mi_info);
+  PERFDM_REGISTER(phase_ref);
+  PERFDM_REGISTER(sample);
+  PERFDM_REGISTER(std::vector<sample>);
+  PERFDM_REGISTER(define_metric);
+  PERFDM_REGISTER(define_resource);
+  PERFDM_REGISTER(list_metrics);
+  PERFDM_REGISTER(list_resources);
+  PERFDM_REGISTER(list_phases);
+  PERFDM_REGISTER(status_query);
+  PERFDM_REGISTER(samplerate_query);
+  PERFDM_REGISTER(open_stream);
+  PERFDM_REGISTER(close_stream);
+  PERFDM_REGISTER(enable_request);
+  PERFDM_REGISTER(disable_request);
+  PERFDM_REGISTER(flags_request);
+  PERFDM_REGISTER(start_phase);
+  PERFDM_REGISTER(samples_request);
+  PERFDM_REGISTER(data_request);
+  PERFDM_REGISTER(ok_reply);
+  PERFDM_REGISTER(stream_opened);
+  PERFDM_REGISTER(metric_list);
+  PERFDM_REGISTER(resource_list);
+  PERFDM_REGISTER(phase_list);
+  PERFDM_REGISTER(samples_ack);
+  PERFDM_REGISTER(histogram_data);
+  PERFDM_REGISTER(mi_status);
+  PERFDM_REGISTER(status_info);
+  PERFDM_REGISTER(samplerate_info);
+  PERFDM_REGISTER(data_value);
+  PERFDM_REGISTER(data_event);
+  PERFDM_REGISTER(fold_event);
+  PERFDM_REGISTER(new_phase_event);
+  PERFDM_REGISTER(samplerate_event);
+  PERFDM_REGISTER(new_metric_event);
+  PERFDM_REGISTER(new_resource_event);
+#undef PERFDM_REGISTER
+  cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
+                                               const caf::message& ctx) {
+    std::string out = error_code_name(static_cast<dm_error>(code));
+    if (ctx.match_elements<std::string>()) out += ": " + ctx.get_as<std::string>(0);
+    return out;
+  });
+}
+
+}  // namespace perfdm

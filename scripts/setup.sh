@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs whatever perfdm needs that this Debian 12 machine lacks; does nothing when all
+# of it is there. Safe to run again.
+set -euo pipefail
+
+packages=(g++ cmake make libcaf-dev libboost-dev librapidxml-dev catch2 zlib1g-dev
+          libcli11-dev libbenchmark-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
