@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
@@ -58,8 +59,8 @@ class data_manager : public caf::event_based_actor {
     interval_actor_ = spawn<caf::linked>(sampling_interval_actor);
     add_resource("/");  // the root of every focus, resource 0
     return {
-      [=](define_metric& x) { return on_define_metric(x); },
-      [=](define_resource& x) { return on_define_resource(x); },
+      [=](define_metric& x) { return answer(on_define_metric(x)); },
+      [=](define_resource& x) { return answer(on_define_resource(x)); },
       [=](list_metrics) { return metric_list{metrics_}; },
       [=](list_resources) { return resource_list{resources_}; },
       [=](list_phases) { return delegate(phase_manager_, list_phases{}); },
@@ -313,6 +314,13 @@ class data_manager : public caf::event_based_actor {
       });
   }
 
+  // Replies once the streams delivered the events the request caused (T2).
+  caf::response_promise answer(caf::message reply) {
+    auto rp = make_response_promise();
+    finish(rp, std::move(reply));
+    return rp;
+  }
+
   caf::message error_message(dm_error code, std::string reason) {
     return caf::make_message(make_dm_error(code, std::move(reason)));
   }
@@ -424,14 +432,16 @@ class data_manager : public caf::event_based_actor {
     if (auto err = check_mi(x.mi)) return fail(*err);
     auto rp = make_response_promise();
     auto h = x.mi;
-    auto e = *find_mi(h);
-    await_all<mi_summary>(
-        mi_targets({h}), caf::make_message(mi_flags{x.named, x.set}),
-        [=](mi_handle, mi_summary& s) mutable {
-          e.summary = s;
-          update(h, s);
-        },
-        [=] { finish(rp, caf::make_message(describe(h, e, e.summary.state))); }, rp);
+    request(find_mi(h)->actor, caf::infinite, mi_flags{x.named, x.set})
+        .await(
+            [=](mi_summary& s) mutable {
+              auto* e = find_mi(h);
+              e->summary = s;
+              auto described = describe(h, *e, s.state);  // before a deletion (P5) drops it
+              update(h, s);
+              finish(rp, caf::make_message(described));
+            },
+            [=](caf::error& e) mutable { rp.deliver(e); });
     return rp;
   }
 
@@ -458,14 +468,31 @@ class data_manager : public caf::event_based_actor {
   // ---------------------------------------------------------------- samples and folds
 
   caf::response_promise on_samples(samples_request& x) {
-    for (auto& s : x.samples)
-      if (s.mi.id >= mis_.size())  // H4: nothing is applied when a handle never existed
-        return fail(make_dm_error(dm_error::unknown_handle, "no metric instance " + to_string(s.mi)));
+    // Nothing is applied when one sample is invalid or names an MI that does not exist (H4).
+    for (auto& s : x.samples) {
+      if (auto err = check_mi(s.mi)) return fail(*err);
+      if (auto err = check_sample(s)) return fail(*err);
+    }
     auto job = std::make_shared<samples_job>();
     job->samples = std::move(x.samples);
     job->rp = make_response_promise();
     run_samples(job);
     return job->rp;
+  }
+
+  // Every client is checked here, not only the XML one: times must fit the nanosecond clock.
+  static std::optional<caf::error> check_sample(const sample& s) {
+    auto valid_time = [](double t) { return std::isfinite(t) && std::fabs(t) <= max_time_seconds; };
+    if (!valid_time(s.start) || !valid_time(s.end))
+      return make_dm_error(dm_error::bad_argument,
+                           "sample times must be finite and within " +
+                               std::to_string(static_cast<long long>(max_time_seconds)) +
+                               " s of 0");
+    if (s.end < s.start)
+      return make_dm_error(dm_error::bad_argument, "a sample cannot end before it starts");
+    if (!std::isfinite(s.value))
+      return make_dm_error(dm_error::bad_argument, "a sample value must be finite");
+    return std::nullopt;
   }
 
   void send_pending(samples_job& job) {

@@ -117,13 +117,13 @@ caf::behavior metric_instance_actor(caf::event_based_actor* self, mi_handle id,
       std::string what;
       if (x.archive) {
         h = st->mi.archived(x.archived);
-        what = "an archive for phase " + to_string(x.archived);
+        what = "archived data of phase " + to_string(x.archived);
       } else if (x.type == phase_type::global) {
         h = st->mi.global_histogram();
-        what = "a global histogram";
+        what = "global histogram";
       } else {
         h = st->mi.current_histogram();
-        what = "a current-phase histogram";
+        what = "current-phase histogram";
       }
       if (!h)
         return make_dm_error(dm_error::bad_argument,

@@ -12,6 +12,10 @@ using time_ns = std::int64_t;
 
 inline constexpr time_ns ns_per_second = 1'000'000'000;
 
+// The latest time the engine accepts (about 31 years): 1000 buckets of the widest width a
+// histogram can reach before then still fit in 64 bits.
+inline constexpr double max_time_seconds = 1e9;
+
 inline time_ns to_ns(double seconds) { return static_cast<time_ns>(std::llround(seconds * 1e9)); }
 
 inline double to_seconds(time_ns t) { return static_cast<double>(t) / 1e9; }

@@ -3,6 +3,7 @@
 // driven by XML requests, as a front end would.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -378,4 +379,22 @@ TEST_CASE("replay prints the same bytes for the same file", "[replay]") {
   }
   CHECK(outputs[0] == outputs[1]);
   CHECK(outputs[0].find("FOLD") != std::string::npos);
+}
+
+TEST_CASE("a recorded session replays to the same output", "[replay][record]") {
+  std::ifstream demo(PERFDM_SOURCE_DIR "/examples/demo.replay");
+  std::stringstream original;
+  original << demo.rdbuf() << "not xml\n<DYPER PID='DM' COMMAND='NOPE'/>\n";
+  std::ostringstream recording, first;
+  session_options o;
+  o.record = &recording;
+  {
+    std::istringstream in(original.str());
+    CHECK(replay(in, first, o) == 2);  // the two bad lines are answered with errors
+  }
+  CHECK(recording.str().find('#') == std::string::npos);  // comments are not requests
+  std::istringstream again(recording.str());
+  std::ostringstream second;
+  replay(again, second, {});
+  CHECK(second.str() == first.str());
 }

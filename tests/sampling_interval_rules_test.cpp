@@ -71,4 +71,7 @@ TEST_CASE("S5 the last CURRENT disable returns to the global width", "[si][S5]")
   r.on_enable(phase_type::current, with(0, 0), with(1, 1, 4 * w, w));
   CHECK_FALSE(r.on_disable(with(2, 1, 4 * w), with(1, 1, 4 * w)));
   CHECK(r.on_disable(with(1, 1, 4 * w), with(0, 1, 4 * w)) == std::optional<time_ns>(4 * w));
+  // a GLOBAL disable with no current-phase enables at all is not a "last CURRENT disable"
+  CHECK_FALSE(r.on_disable(with(0, 2, 8 * w), with(0, 1, 8 * w)));
+  CHECK(r.interval() == 4 * w);
 }
