@@ -11,6 +11,7 @@
 #include "actors/metric_instance_state.hpp"
 #include "actors/sampling_interval_rules.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/inspect_macros.hpp"
 
 namespace perfdm {
 
@@ -104,16 +105,6 @@ struct si_disable {
   collection_view after;
 };
 
-#define PERFDM_INSPECT(type, ...)                                  \
-  template <class Inspector>                                       \
-  typename Inspector::result_type inspect(Inspector& f, type& x) { \
-    return f(caf::meta::type_name(#type), __VA_ARGS__);            \
-  }
-#define PERFDM_INSPECT_EMPTY(type)                                 \
-  template <class Inspector>                                       \
-  typename Inspector::result_type inspect(Inspector& f, type&) {   \
-    return f(caf::meta::type_name(#type));                         \
-  }
 
 PERFDM_INSPECT(time_bases, x.global_width, x.current_phase, x.current_start, x.current_width)
 PERFDM_INSPECT(collection_view, x.current_subscriptions, x.global_subscriptions,
@@ -140,8 +131,5 @@ PERFDM_INSPECT(si_fold, x.type, x.width, x.after)
 PERFDM_INSPECT(si_new_phase, x.after)
 PERFDM_INSPECT(si_enable, x.type, x.before, x.after)
 PERFDM_INSPECT(si_disable, x.before, x.after)
-
-#undef PERFDM_INSPECT
-#undef PERFDM_INSPECT_EMPTY
 
 }  // namespace perfdm

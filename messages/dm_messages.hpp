@@ -13,6 +13,7 @@
 
 #include "messages/dm_types.hpp"
 #include "messages/handles.hpp"
+#include "messages/inspect_macros.hpp"
 
 namespace perfdm {
 
@@ -196,16 +197,6 @@ struct new_resource_event {
 
 // ---- inspect() ----
 
-#define PERFDM_INSPECT(type, ...)                                            \
-  template <class Inspector>                                                 \
-  typename Inspector::result_type inspect(Inspector& f, type& x) {           \
-    return f(caf::meta::type_name(#type), __VA_ARGS__);                      \
-  }
-#define PERFDM_INSPECT_EMPTY(type)                                           \
-  template <class Inspector>                                                 \
-  typename Inspector::result_type inspect(Inspector& f, type&) {             \
-    return f(caf::meta::type_name(#type));                                   \
-  }
 
 PERFDM_INSPECT(metric_info, x.id, x.name, x.style, x.units)
 PERFDM_INSPECT(resource_info, x.id, x.name, x.parent)
@@ -246,8 +237,5 @@ PERFDM_INSPECT(new_phase_event, x.stream, x.phase)
 PERFDM_INSPECT(samplerate_event, x.stream, x.interval)
 PERFDM_INSPECT(new_metric_event, x.stream, x.metric)
 PERFDM_INSPECT(new_resource_event, x.stream, x.resource)
-
-#undef PERFDM_INSPECT
-#undef PERFDM_INSPECT_EMPTY
 
 }  // namespace perfdm
