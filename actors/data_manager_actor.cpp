@@ -169,16 +169,21 @@ class data_manager : public caf::event_based_actor {
                                              : "no stream " + to_string(h));
   }
 
-  mi_info describe(mi_handle h, const mi_entry& e, mi_state state) const {
-    return mi_info{h, metrics_[e.metric.id].name, foci_[e.focus.id], e.summary.flags, state};
+  mi_info describe(mi_handle h, const mi_entry& e, const mi_summary& s) const {
+    return mi_info{h, metrics_[e.metric.id].name, foci_[e.focus.id], s.flags, s.state};
   }
 
   // Mirrors what an MI reported; a deleted MI leaves the tables (its handle is never reused).
+  // The counts kept here spare the per-sample fold check a walk over every MI.
   void update(mi_handle h, const mi_summary& s) {
     auto* e = find_mi(h);
     if (!e) return;
+    current_histograms_ -= e->summary.has_current;
     e->summary = s;
+    current_histograms_ += s.has_current;
     if (s.state == mi_state::deleted) {
+      current_histograms_ -= s.has_current;
+      --live_mis_;
       pairs_.erase({e->metric.id, e->focus.id});
       mis_[h.id].reset();
     }
@@ -195,14 +200,9 @@ class data_manager : public caf::event_based_actor {
 
   bool current_shares_global() const { return current_start_ == 0; }
 
-  bool any_mi() const {
-    return std::any_of(mis_.begin(), mis_.end(), [](auto& e) { return e.has_value(); });
-  }
+  bool any_mi() const { return live_mis_ > 0; }
 
-  bool any_current_histogram() const {
-    return std::any_of(mis_.begin(), mis_.end(),
-                       [](auto& e) { return e && e->summary.has_current; });
-  }
+  bool any_current_histogram() const { return current_histograms_ > 0; }
 
   // The width the global histograms have, or would get if one were created now (B6).
   time_ns global_width() const { return any_mi() ? global_width_ : width_covering(now()); }
@@ -395,13 +395,14 @@ class data_manager : public caf::event_based_actor {
       auto style = metrics_[m->second.id].style;
       mis_.emplace_back(mi_entry{spawn<caf::linked>(metric_instance_actor, h, style), m->second,
                                  *focus, mi_summary{}});
+      ++live_mis_;
       pairs_.emplace(key, h);
     }
     mi_enable msg{x.stream, streams_[x.stream], type, x.flags, bases()};
     await_mis({h}, caf::make_message(msg), [=] {
       apply_interval_rule(caf::make_message(si_enable{type, before, view()}), [=] {
         auto* e = find_mi(h);
-        finish(rp, caf::make_message(describe(h, *e, e->summary.state)));
+        finish(rp, caf::make_message(describe(h, *e, e->summary)));
       });
     }, rp);
     return rp;
@@ -417,9 +418,7 @@ class data_manager : public caf::event_based_actor {
     request(find_mi(h)->actor, caf::infinite, mi_disable{x.stream, x.phase})
         .await(
             [=](mi_summary& s) mutable {
-              auto* e = find_mi(h);
-              e->summary = s;
-              *described = describe(h, *e, s.state);
+              *described = describe(h, *find_mi(h), s);  // before a deletion drops the entry
               update(h, s);
               apply_interval_rule(caf::make_message(si_disable{before, view()}),
                                   [=] { finish(rp, caf::make_message(*described)); });
@@ -435,9 +434,7 @@ class data_manager : public caf::event_based_actor {
     request(find_mi(h)->actor, caf::infinite, mi_flags{x.named, x.set})
         .await(
             [=](mi_summary& s) mutable {
-              auto* e = find_mi(h);
-              e->summary = s;
-              auto described = describe(h, *e, s.state);  // before a deletion (P5) drops it
+              auto described = describe(h, *find_mi(h), s);  // before a deletion (P5) drops it
               update(h, s);
               finish(rp, caf::make_message(described));
             },
@@ -614,6 +611,8 @@ class data_manager : public caf::event_based_actor {
   std::map<std::pair<std::uint64_t, std::uint64_t>, mi_handle> pairs_;  // (metric, focus)
   std::map<stream_handle, caf::actor> streams_;  // ordered: events go out deterministically
   std::uint64_t next_stream_ = 0;
+  std::size_t live_mis_ = 0;            // entries of mis_ that are not empty
+  std::size_t current_histograms_ = 0;  // live MIs with a current-phase histogram
 
   phase_handle current_phase_{0};
   std::uint64_t next_phase_ = 1;
