@@ -398,3 +398,28 @@ TEST_CASE("a recorded session replays to the same output", "[replay][record]") {
   replay(again, second, {});
   CHECK(second.str() == first.str());
 }
+
+TEST_CASE("the live scheduler gives the same replies as the deterministic one", "[live]") {
+  std::ifstream demo(PERFDM_SOURCE_DIR "/examples/demo.replay");
+  std::stringstream file;
+  file << demo.rdbuf();
+  auto replies = [&](bool deterministic) {
+    session_options o;
+    o.deterministic = deterministic;
+    std::istringstream in(file.str());
+    std::ostringstream out;
+    replay(in, out, o);
+    std::istringstream lines(out.str());
+    std::vector<std::string> kept;
+    std::size_t values = 0;
+    for (std::string l; std::getline(lines, l);) {
+      if (l.rfind("<DYPER_REPLY", 0) == 0) kept.push_back(l);
+      values += count({l}, "<V ");
+    }
+    kept.push_back("values delivered: " + std::to_string(values));
+    return kept;
+  };
+  auto expected = replies(true);
+  REQUIRE(expected.size() > 10);
+  for (int run = 0; run < 3; ++run) CHECK(replies(false) == expected);
+}
