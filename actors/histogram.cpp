@@ -29,9 +29,14 @@ time_ns width_covering(time_ns elapsed) {
 }
 
 histogram::histogram(metric_style style, time_ns start, time_ns width)
-    : style_(style), start_(start), width_(width), values_(bucket_count, no_data) {
+    : style_(style), start_(start), width_(width) {
   assert(width > 0);
-  if (style_ == metric_style::sampled) covered_.assign(bucket_count, 0.0f);
+  if (style_ == metric_style::counter) {
+    sums_.assign(bucket_count, no_data);
+  } else {
+    means_.assign(bucket_count, 0.0f);
+    covered_.assign(bucket_count, 0.0f);
+  }
 }
 
 void histogram::add(time_ns t0, time_ns t1, double value,
@@ -52,12 +57,12 @@ void histogram::add(time_ns t0, time_ns t1, double value,
   if (t0 == t1) {
     // Zero length (B3): a COUNTER amount goes whole to the bucket holding t0; a SAMPLED
     // level carries no time and changes no bucket. Time still reached t1 (B7).
-    if (style_ == metric_style::counter) accumulate(values_[j], value);
+    if (style_ == metric_style::counter) accumulate(sums_[j], value);
     k = j;
   } else if (style_ == metric_style::counter) {
     if (t1 <= next && a == t0) {
       // Common case: the whole sample falls into one bucket.
-      accumulate(values_[j], value);
+      accumulate(sums_[j], value);
       k = t1 == next ? j + 1 : j;
     } else {
       // Spread in proportion to overlap time (B3) over the original length [t0, t1): the
@@ -65,30 +70,27 @@ void histogram::add(time_ns t0, time_ns t1, double value,
       const double length = static_cast<double>(t1 - t0);
       time_ns from = a;
       while (t1 > next) {
-        accumulate(values_[j], value * static_cast<double>(next - from) / length);
+        accumulate(sums_[j], value * static_cast<double>(next - from) / length);
         from = next;
         next += width_;
         ++j;
       }
-      accumulate(values_[j], value * static_cast<double>(t1 - from) / length);
+      accumulate(sums_[j], value * static_cast<double>(t1 - from) / length);
       k = t1 == next ? j + 1 : j;
     }
   } else {
     // SAMPLED (B3): each overlapped bucket keeps the time-weighted mean over its covered
-    // time. Every overlap here is > 0.
+    // time. Every overlap here is > 0. The bucket is updated as the open bucket, in double,
+    // then written through to float storage (see histogram.hpp).
     time_ns from = a;
     for (;;) {
       const time_ns until = t1 < next ? t1 : next;
       const double overlap = static_cast<double>(until - from);
-      const double covered = covered_[j];
-      if (covered == 0.0) {
-        values_[j] = value;
-        covered_[j] = static_cast<float>(overlap);
-      } else {
-        const double total = covered + overlap;
-        values_[j] += (value - values_[j]) * (overlap / total);
-        covered_[j] = static_cast<float>(total);
-      }
+      if (open_.index != j) open(j);
+      open_.weighted += value * overlap;
+      open_.covered += overlap;
+      means_[j] = static_cast<float>(open_.weighted / open_.covered);
+      covered_[j] = static_cast<float>(open_.covered);
       if (t1 <= next) break;
       from = next;
       next += width_;
@@ -101,46 +103,60 @@ void histogram::add(time_ns t0, time_ns t1, double value,
   if (k > completed_) {
     if (completed != nullptr) {
       for (std::size_t i = completed_; i < k; ++i) {
-        completed->push_back(completed_bucket{static_cast<std::uint32_t>(i), values_[i]});
+        completed->push_back(completed_bucket{static_cast<std::uint32_t>(i), bucket(i)});
       }
     }
     completed_ = k;
   }
 }
 
+void histogram::open(std::size_t j) {
+  open_.index = j;
+  // Exact: a float times a float fits in a double. No data: 0 x 0.
+  open_.covered = covered_[j];
+  open_.weighted = static_cast<double>(means_[j]) * open_.covered;
+}
+
 void histogram::fold() {
   constexpr std::size_t half = bucket_count / 2;
-  double* v = values_.data();
   if (style_ == metric_style::counter) {
+    double* v = sums_.data();
     for (std::size_t j = 0; j < half; ++j) {
       const double x = v[2 * j];
       const double y = v[2 * j + 1];
       // NaN is absent (B4): NaN + y = y, x + NaN = x, NaN + NaN = NaN.
       v[j] = std::isnan(x) ? y : (std::isnan(y) ? x : x + y);
     }
+    std::fill(v + half, v + bucket_count, no_data);
   } else {
+    float* m = means_.data();
     float* c = covered_.data();
     for (std::size_t j = 0; j < half; ++j) {
-      const double x = v[2 * j];
-      const double y = v[2 * j + 1];
-      const double cx = c[2 * j];
-      const double cy = c[2 * j + 1];
-      if (std::isnan(x)) {
-        v[j] = y;
-        c[j] = static_cast<float>(cy);
-      } else if (std::isnan(y)) {
-        v[j] = x;
-        c[j] = static_cast<float>(cx);
+      const float x = m[2 * j];
+      const float y = m[2 * j + 1];
+      const float cx = c[2 * j];
+      const float cy = c[2 * j + 1];
+      if (cx == 0.0f) {
+        m[j] = y;
+        c[j] = cy;
+      } else if (cy == 0.0f) {
+        m[j] = x;
+        c[j] = cx;
       } else {
-        // Mean weighted by covered time (B4).
-        const double total = cx + cy;
-        v[j] = (x * cx + y * cy) / total;
+        // Mean weighted by covered time (B4), in double; stored rounded once.
+        const double total = static_cast<double>(cx) + static_cast<double>(cy);
+        const double mean = (static_cast<double>(x) * static_cast<double>(cx) +
+                             static_cast<double>(y) * static_cast<double>(cy)) /
+                            total;
+        m[j] = static_cast<float>(mean);
         c[j] = static_cast<float>(total);
       }
     }
+    std::fill(m + half, m + bucket_count, 0.0f);
     std::fill(c + half, c + bucket_count, 0.0f);
+    // Buckets moved: the next add() reloads its bucket from float storage.
+    open_ = open_bucket{};
   }
-  std::fill(v + half, v + bucket_count, no_data);
   width_ *= 2;
   // A merged bucket is complete only if both its halves were.
   completed_ /= 2;
@@ -148,18 +164,21 @@ void histogram::fold() {
 
 std::ptrdiff_t histogram::last_bucket_with_data() const {
   for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(bucket_count) - 1; i >= 0; --i) {
-    if (!std::isnan(values_[static_cast<std::size_t>(i)])) return i;
+    if (!std::isnan(bucket(static_cast<std::size_t>(i)))) return i;
   }
   return -1;
 }
 
 std::size_t histogram::memory_bytes() const {
-  return sizeof(*this) + values_.capacity() * sizeof(double) + covered_.capacity() * sizeof(float);
+  return sizeof(*this) + sums_.capacity() * sizeof(double) +
+         (means_.capacity() + covered_.capacity()) * sizeof(float);
 }
 
 void histogram::clear() {
-  std::fill(values_.begin(), values_.end(), no_data);
+  std::fill(sums_.begin(), sums_.end(), no_data);
+  std::fill(means_.begin(), means_.end(), 0.0f);
   std::fill(covered_.begin(), covered_.end(), 0.0f);
+  open_ = open_bucket{};
   completed_ = 0;
 }
 

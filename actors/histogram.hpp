@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "messages/dm_types.hpp"
@@ -47,7 +48,12 @@ class histogram {
   // B4: width doubles, buckets 2j and 2j+1 merge into j, buckets 500..999 become NaN.
   void fold();
 
-  double bucket(std::size_t i) const { return values_[i]; }  // NaN = no data (B2)
+  // NaN = no data (B2). A SAMPLED mean is read back from its float storage.
+  double bucket(std::size_t i) const {
+    if (style_ == metric_style::counter) return sums_[i];
+    return covered_[i] == 0.0f ? std::numeric_limits<double>::quiet_NaN()
+                               : static_cast<double>(means_[i]);
+  }
   // Highest bucket index holding data, or -1 when the histogram is empty.
   std::ptrdiff_t last_bucket_with_data() const;
   // Buckets [0, completed()) have been reported complete.
@@ -59,13 +65,46 @@ class histogram {
   void clear();
 
  private:
+  // Storage: a COUNTER bucket is a double sum (sums grow large and add up many small
+  // amounts); a SAMPLED bucket is a float mean and a float covered time, 8 bytes too, so
+  // either style holds about 8 KB.
+  //
+  // Precision of a SAMPLED mean: stored as float (24-bit significand, as Paradyn stored
+  // every bucket), so its relative error is <= 2^-24 (about 6e-8): about 7 significant
+  // digits, e.g. a level of 1e9 + 123 reads back within 32 of it. That is enough for a mean
+  // level. All arithmetic is in double; only storage rounds. Levels beyond float range
+  // (|x| > 3.4e38) read back as +-inf, below 1.2e-38 with fewer digits.
+  //
+  // A running mean updated in float storage would lose far more: once a bucket has n
+  // samples, each moves the mean by about (level - mean) / n, which is rounded away when
+  // below half a float step, so a slowly changing level leaves the mean stuck (1000
+  // samples of a ramp from 1e9 to 1e9 + 1e4: off by 5e-6, under 6 digits). So the bucket
+  // add() touched last, normally the one being filled, is also kept in double in `open_`
+  // and written through to float storage after every update. A bucket's stored mean is
+  // thus one rounding of the exact mean, plus one per fold and per reopening (a late
+  // sample, or a sample after a fold), however many samples it holds.
+  struct open_bucket {
+    std::size_t index = bucket_count;  // bucket_count: none
+    // Sum of level x overlap (ns) and of overlap: mean = weighted / covered. Two additions
+    // per update; the division only feeds the float store, off the dependency chain from
+    // one add() to the next.
+    double weighted = 0.0;
+    double covered = 0.0;
+  };
+
+  // Makes bucket j the open bucket, from its float storage.
+  void open(std::size_t j);
+
   metric_style style_;
   time_ns start_;
   time_ns width_;
   std::size_t completed_ = 0;
-  std::vector<double> values_;
-  // SAMPLED only: time covered in each bucket (ns), the weight of its time-weighted mean.
+  std::vector<double> sums_;  // COUNTER only, else empty
+  // SAMPLED only, else empty: the time covered (ns), the weight of the mean, 0 = no data;
+  // and the time-weighted mean of the levels, 0 when there is no data.
   std::vector<float> covered_;
+  std::vector<float> means_;
+  open_bucket open_;  // SAMPLED only: means_[open_.index] is open_ rounded
 };
 
 }  // namespace perfdm
