@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/readable.hpp"
+#include "log/log_command.hpp"
 #include "cli/session.hpp"
 
 namespace {
@@ -65,7 +66,21 @@ int main(int argc, char** argv) {
   auto* demo = app.add_subcommand("demo", "Replay the bundled scenario, printing it readably");
   demo->add_option("--scenario", demo_file, "the scenario to replay")->check(CLI::ExistingFile);
 
+  perfdm::log_command_options log_options;
+  auto* log = app.add_subcommand(
+      "log", "Print a perfdm log: # header lines, then one tab-separated row per value "
+             "(module, record id, counter, value, name)");
+  log->add_option("FILE", log_options.file, "the log (NAME, or NAME.partial after a crash)")
+      ->required();
+  log->add_flag("--json", log_options.json, "print JSON Lines instead");
+  log->add_option("--module", log_options.modules, "print only this module (repeatable)")
+      ->allow_extra_args(false);
+  log->add_flag("--show-partial", log_options.show_partial,
+                "also print modules marked partial (they ran out of memory)");
+
   CLI11_PARSE(app, argc, argv);
+
+  if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);
 
   perfdm::session_options o;
   std::ofstream record;

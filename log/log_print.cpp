@@ -1,0 +1,604 @@
+#include "log/log_print.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace perfdm {
+
+void log_printer_registry::add(std::uint32_t module_id, std::string name,
+                               std::uint32_t max_version, log_record_printer print) {
+  printers_[module_id] = log_module_printer{module_id, std::move(name), max_version,
+                                            std::move(print)};
+}
+
+const log_module_printer* log_printer_registry::find(std::uint32_t module_id) const {
+  auto it = printers_.find(module_id);
+  return it == printers_.end() ? nullptr : &it->second;
+}
+
+log_printer_registry& default_log_printers() {
+  static log_printer_registry registry;
+  return registry;
+}
+
+namespace {
+
+const char hex_digits[] = "0123456789abcdef";
+
+void append_hex_byte(std::string& out, unsigned char c) {
+  out += hex_digits[c >> 4];
+  out += hex_digits[c & 15];
+}
+
+bool needs_escape(unsigned char c) { return c < 0x20 || c == 0x7f || c == '\\'; }
+
+void append_escaped(std::string& out, std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && !needs_escape(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == s.size()) {
+    out.append(s);
+    return;
+  }
+  out.append(s.substr(0, i));
+  for (; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\\': out += "\\\\"; break;
+      default:
+        if (needs_escape(c)) {
+          out += "\\x";
+          append_hex_byte(out, c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+}
+
+void append_hex(std::string& out, std::string_view s) {
+  for (unsigned char c : s) append_hex_byte(out, c);
+}
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  std::size_t n;
+  unsigned char lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if (b(i + k) < 0x80 || b(i + k) > 0xbf) return 0;
+  }
+  return n;
+}
+
+// A JSON string; bytes that are not UTF-8 appear as \u00XX (their Latin-1 reading).
+void append_json(std::string& out, std::string_view s) {
+  out += '"';
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      if (const std::size_t n = utf8_sequence(s, i)) {
+        out.append(s.substr(i, n));
+        i += n;
+        continue;
+      }
+    }
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c >= 0x7f) {
+          out += "\\u00";
+          append_hex_byte(out, c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+    ++i;
+  }
+  out += '"';
+}
+
+template <class T>
+void append_number(std::string& out, T v) {
+  char b[40];
+  const auto r = std::to_chars(b, b + sizeof b, v);
+  out.append(b, static_cast<std::size_t>(r.ptr - b));
+}
+
+void append_value(std::string& out, const log_value& v, bool json) {
+  switch (v.kind) {
+    case log_value::integer: append_number(out, v.i); break;
+    case log_value::real:
+      if (std::isfinite(v.f)) {
+        append_number(out, v.f);
+      } else {
+        const char* t = std::isnan(v.f) ? "nan" : v.f > 0 ? "inf" : "-inf";
+        if (json) {
+          out += '"';
+          out += t;
+          out += '"';
+        } else {
+          out += t;
+        }
+      }
+      break;
+    case log_value::text:
+      if (json) {
+        append_json(out, v.s);
+      } else {
+        append_escaped(out, v.s);
+      }
+      break;
+  }
+}
+
+// Buffers output and writes it to the stream 64 KiB at a time.
+class out_buffer {
+ public:
+  explicit out_buffer(std::ostream& os) : os_(os) { buf_.reserve(80u << 10); }
+  ~out_buffer() { flush(); }
+  std::string& buf() { return buf_; }
+  void line_done() {
+    if (buf_.size() >= (64u << 10)) flush();
+  }
+  void flush() {
+    os_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+  }
+
+ private:
+  std::ostream& os_;
+  std::string buf_;
+};
+
+class print_sink final : public log_row_sink {
+ public:
+  print_sink(out_buffer& out, const log_name_table& names, bool json)
+      : out_(out), names_(names), json_(json) {}
+
+  void set_module(std::string_view module) {
+    module_.clear();
+    if (json_) {
+      append_json(module_, module);
+    } else {
+      append_escaped(module_, module);
+    }
+  }
+
+  void row(std::uint64_t record_id, std::string_view counter, const log_value& value) override {
+    if (!have_last_ || record_id != last_id_) {
+      name_column(record_id);
+      have_last_ = true;
+      last_id_ = record_id;
+    }
+    std::string& o = out_.buf();
+    if (json_) {
+      o += "{\"type\":\"row\",\"module\":";
+      o += module_;
+      o += ",\"record_id\":\"";
+      append_number(o, record_id);
+      o += "\",\"counter\":";
+      append_json(o, counter);
+      o += ",\"value\":";
+      append_value(o, value, true);
+      o += ',';
+      o += name_;
+      o += "}\n";
+    } else {
+      o += module_;
+      o += '\t';
+      append_number(o, record_id);
+      o += '\t';
+      append_escaped(o, counter);
+      o += '\t';
+      append_value(o, value, false);
+      o += '\t';
+      o += name_;
+      o += '\n';
+    }
+    ++rows_;
+    out_.line_done();
+  }
+
+  const log_name* name(std::uint64_t id) const override { return names_.find(id); }
+  std::uint64_t rows() const { return rows_; }
+
+ private:
+  void name_column(std::uint64_t id) {
+    name_.clear();
+    const log_name* n = names_.find(id);
+    if (json_) {
+      if (!n) {
+        name_ = "\"name\":null";
+      } else if (n->printable()) {
+        name_ = "\"name\":";
+        append_json(name_, n->bytes);
+      } else {
+        name_ = "\"name\":null,\"name_hex\":\"";
+        append_hex(name_, n->bytes);
+        name_ += '"';
+      }
+    } else {
+      name_ = n ? log_name_text(*n) : "<no name>";
+    }
+  }
+
+  out_buffer& out_;
+  const log_name_table& names_;
+  bool json_;
+  std::string module_;
+  std::string name_;
+  bool have_last_ = false;
+  std::uint64_t last_id_ = 0;
+  std::uint64_t rows_ = 0;
+};
+
+std::string time_text(std::int64_t ns) {
+  std::int64_t s = ns / 1'000'000'000;
+  std::int64_t frac = ns % 1'000'000'000;
+  if (frac < 0) {
+    frac += 1'000'000'000;
+    --s;
+  }
+  char b[96];
+  std::snprintf(b, sizeof b, "%lld.%09lld", static_cast<long long>(s),
+                static_cast<long long>(frac));
+  std::string r = b;
+  const std::time_t t = static_cast<std::time_t>(s);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) && std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0) {
+    r += " (";
+    r += b;
+    r += ')';
+  }
+  return r;
+}
+
+std::string duration_text(std::int64_t ns) {
+  char b[64];
+  const bool neg = ns < 0;
+  const auto a = neg ? -static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
+  std::snprintf(b, sizeof b, "%s%llu.%09llu s", neg ? "-" : "", a / 1'000'000'000ULL,
+                a % 1'000'000'000ULL);
+  return b;
+}
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return r;
+}
+
+std::string region_text(const log_region& r) {
+  return log_region_label(r.id, r.name);
+}
+
+// Why a module region is not printed (empty: printed).
+struct module_plan {
+  const log_region* region;
+  const log_module_printer* printer;
+  std::string skip_reason;  // machine-readable: unknown, newer_version, partial, reserved
+  std::string note;
+};
+
+}  // namespace
+
+std::string log_escape_text(std::string_view bytes) {
+  std::string r;
+  append_escaped(r, bytes);
+  return r;
+}
+
+std::string log_name_text(const log_name& name) {
+  std::string r;
+  if (name.printable()) {
+    append_escaped(r, name.bytes);
+  } else {
+    r = "<hex:";
+    append_hex(r, name.bytes);
+    r += '>';
+  }
+  return r;
+}
+
+void print_log(const std::string& path, const log_print_options& options, std::ostream& out) {
+  const log_printer_registry& registry =
+      options.registry ? *options.registry : default_log_printers();
+  log_reader reader(path, options.reader);
+
+  // --module names must name modules of this log.
+  auto is_module = [](const log_region& r) { return r.id >= logfmt::first_module_id; };
+  auto selected = [&](const log_region& r) {
+    if (options.modules.empty()) return true;
+    const auto* p = registry.find(r.id);
+    for (const auto& m : options.modules) {
+      const auto lm = lower(m);
+      if (lm == lower(r.name) || (p && lm == lower(p->name))) return true;
+    }
+    return false;
+  };
+  for (const auto& m : options.modules) {
+    bool found = false;
+    std::string all;
+    for (const auto& r : reader.regions()) {
+      if (!is_module(r)) continue;
+      const auto* p = registry.find(r.id);
+      if (lower(m) == lower(r.name) || (p && lower(m) == lower(p->name))) found = true;
+      all += (all.empty() ? "" : ", ") + r.name;
+    }
+    if (!found) {
+      throw log_error("no module named '" + m + "' in this log (its modules: " +
+                      (all.empty() ? "none" : all) + ")");
+    }
+  }
+
+  out_buffer o(out);
+  std::string& b = o.buf();
+  const bool json = options.json;
+  auto note = [&](const std::string& text, const log_region* module = nullptr,
+                  const char* reason = nullptr) {
+    if (json) {
+      b += "{\"type\":\"note\",\"text\":";
+      append_json(b, text);
+      if (module) {
+        b += ",\"module\":";
+        append_json(b, module->name);
+        b += ",\"module_id\":";
+        append_number(b, module->id);
+      }
+      if (reason) {
+        b += ",\"reason\":\"";
+        b += reason;
+        b += '"';
+      }
+      b += "}\n";
+    } else {
+      b += "# note: ";
+      append_escaped(b, text);
+      b += '\n';
+    }
+    o.line_done();
+  };
+  auto hline = [&](const std::string& text) {
+    b += "# ";
+    b += text;
+    b += '\n';
+    o.line_done();
+  };
+
+  // Header.
+  const std::uint64_t m = logfmt::magic;
+  const char* order = reinterpret_cast<const unsigned char*>(&m)[0] == 0x50 ? "little-endian"
+                                                                            : "big-endian";
+  if (json) {
+    b += "{\"type\":\"log\",\"path\":";
+    append_json(b, path);
+    b += ",\"format_version\":";
+    append_number(b, reader.format_version());
+    b += ",\"byte_order\":\"";
+    b += order;
+    b += "\",\"compression\":\"zlib\",\"complete\":";
+    b += reader.complete() ? "true" : "false";
+    b += "}\n";
+  } else {
+    hline("perfdm log: " + log_escape_text(path));
+    hline("format version: " + std::to_string(reader.format_version()));
+    hline(std::string("byte order: ") + order);
+    hline("compression: zlib");
+    hline(reader.complete() ? "state: complete"
+                            : "state: incomplete: read up to its last complete region");
+  }
+  for (const auto& n : reader.notes()) note(n);
+
+  // Job record.
+  if (const log_region* jr = reader.find(logfmt::region_job)) {
+    if (jr->version > logfmt::job_version) {
+      note("job record version " + std::to_string(jr->version) +
+           " is newer than this reader reads (" + std::to_string(logfmt::job_version) +
+           "): not shown");
+    } else {
+      const job_record job = reader.read_job(*jr);
+      if (json) {
+        b += "{\"type\":\"job\",\"command_line\":";
+        append_json(b, job.command_line);
+        b += ",\"host\":";
+        append_json(b, job.host);
+        b += ",\"start_ns\":";
+        append_number(b, job.start_ns);
+        b += ",\"end_ns\":";
+        append_number(b, job.end_ns);
+        b += ",\"metadata\":[";
+        for (std::size_t i = 0; i < job.metadata.size(); ++i) {
+          b += i ? ",{\"key\":" : "{\"key\":";
+          append_json(b, job.metadata[i].first);
+          b += ",\"value\":";
+          append_json(b, job.metadata[i].second);
+          b += '}';
+          o.line_done();
+        }
+        b += "],\"pids\":[";
+        for (std::size_t i = 0; i < job.pids.size(); ++i) {
+          if (i) b += ',';
+          append_number(b, job.pids[i]);
+          o.line_done();
+        }
+        b += "]}\n";
+      } else {
+        hline("job command line: " + log_escape_text(job.command_line));
+        hline("job host: " + log_escape_text(job.host));
+        hline("job start: " + time_text(job.start_ns));
+        hline("job end: " + time_text(job.end_ns));
+        hline("job run time: " + duration_text(job.end_ns - job.start_ns));
+        for (const auto& [k, v] : job.metadata) {
+          hline("job metadata: " + log_escape_text(k) + '=' + log_escape_text(v));
+        }
+        b += "# job process ids:";
+        if (job.pids.empty()) b += " none";
+        for (auto pid : job.pids) {
+          b += ' ';
+          append_number(b, pid);
+          o.line_done();
+        }
+        b += '\n';
+      }
+    }
+  } else {
+    note("the log has no job record");
+  }
+
+  // Name table.
+  log_name_table names;
+  const log_region* nr = reader.find(logfmt::region_names);
+  if (!nr) {
+    note("the log has no name table: records are printed without names");
+  } else if (nr->version > logfmt::names_version) {
+    note("name table version " + std::to_string(nr->version) +
+         " is newer than this reader reads (" + std::to_string(logfmt::names_version) +
+         "): records are printed without names");
+  } else {
+    names = reader.read_names(*nr);
+    if (nr->flags & logfmt::flag_partial) {
+      note("the name table is partial: the writer's name memory ran out, some records and "
+           "counters have no name");
+    }
+    if (names.dropped) {
+      note(std::to_string(names.dropped) + " names not loaded: the name table is larger than " +
+           "this reader's limit of " + std::to_string(options.reader.max_name_table_bytes) +
+           " bytes");
+    }
+  }
+
+  // Regions.
+  if (!json) hline("regions: " + std::to_string(reader.regions().size()));
+  for (const auto& r : reader.regions()) {
+    const bool partial = (r.flags & logfmt::flag_partial) != 0;
+    if (json) {
+      b += "{\"type\":\"region\",\"id\":";
+      append_number(b, r.id);
+      b += ",\"name\":";
+      append_json(b, r.name);
+      b += ",\"version\":";
+      append_number(b, r.version);
+      b += ",\"partial\":";
+      b += partial ? "true" : "false";
+      b += ",\"offset\":";
+      append_number(b, r.offset);
+      b += ",\"compressed_bytes\":";
+      append_number(b, r.compressed_size);
+      b += ",\"uncompressed_bytes\":";
+      append_number(b, r.uncompressed_size);
+      if (&r == nr) {
+        b += ",\"names\":";
+        append_number(b, names.entries);
+      }
+      b += "}\n";
+      o.line_done();
+    } else {
+      std::string t = "region " + region_text(r) + ": version " + std::to_string(r.version) +
+                      ", offset " + std::to_string(r.offset) + ", compressed " +
+                      std::to_string(r.compressed_size) + " bytes, uncompressed " +
+                      std::to_string(r.uncompressed_size) + " bytes";
+      if (&r == nr) t += ", " + std::to_string(names.entries) + " names";
+      if (partial) t += ", partial";
+      hline(t);
+    }
+  }
+  std::string partial_list;
+  for (const auto& r : reader.regions()) {
+    if (is_module(r) && (r.flags & logfmt::flag_partial)) {
+      partial_list += (partial_list.empty() ? "" : ", ") + region_text(r);
+    }
+  }
+  if (!json) hline("partial modules: " + (partial_list.empty() ? "none" : partial_list));
+
+  // What is printed.
+  std::vector<module_plan> plans;
+  for (const auto& r : reader.regions()) {
+    if (r.id == logfmt::region_job || r.id == logfmt::region_names || !selected(r)) continue;
+    module_plan p{&r, registry.find(r.id), {}, {}};
+    const bool partial = (r.flags & logfmt::flag_partial) != 0;
+    if (!is_module(r)) {
+      p.skip_reason = "reserved";
+      p.note = "region " + region_text(r) + " has a reserved id this reader does not know: skipped";
+    } else if (!p.printer) {
+      p.skip_reason = "unknown";
+      p.note = "module " + region_text(r) + " is unknown to this reader: skipped";
+    } else if (r.version > p.printer->max_version) {
+      p.skip_reason = "newer_version";
+      p.note = "module " + region_text(r) + " version " + std::to_string(r.version) +
+               " is newer than this reader reads (up to version " +
+               std::to_string(p.printer->max_version) + "): skipped";
+    } else if (partial && !options.show_partial) {
+      p.skip_reason = "partial";
+      p.note = "module " + region_text(r) + " is partial (it ran out of memory while "
+               "recording, so its records are incomplete): not shown; --show-partial shows it";
+    } else if (partial) {
+      p.note = "module " + region_text(r) + " is partial (it ran out of memory while "
+               "recording): the rows shown are incomplete";
+    }
+    if (!p.note.empty()) {
+      if (!json && p.skip_reason == "partial") {
+        hline("partial module refused: " + p.note);
+      } else {
+        note(p.note, &r, p.skip_reason.empty() ? nullptr : p.skip_reason.c_str());
+      }
+    }
+    plans.push_back(std::move(p));
+  }
+
+  // Rows.
+  if (!json) {
+    b += "#<module>\t<record id>\t<counter>\t<value>\t<name>\n";
+    o.line_done();
+  }
+  print_sink sink(o, names, json);
+  for (const auto& p : plans) {
+    if (!p.skip_reason.empty()) continue;
+    const log_region& r = *p.region;
+    sink.set_module(r.name);
+    const log_record_view base{r.id, r.version, r.name, nullptr, 0};
+    try {
+      reader.for_each_record(r, [&](const std::uint8_t* data, std::size_t size) {
+        log_record_view v = base;
+        v.data = data;
+        v.size = size;
+        p.printer->print(v, sink);
+      });
+    } catch (const log_error& e) {
+      o.flush();
+      const std::string w = e.what();
+      if (w.rfind("region ", 0) == 0) throw;
+      throw log_error("region " + region_text(r) + ": " + w);
+    }
+  }
+  o.flush();
+}
+
+}  // namespace perfdm
