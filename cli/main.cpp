@@ -1,9 +1,14 @@
 // perfdm: the performance data manager's command line.
+#include <csignal>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
+#include "cli/dm_log_module.hpp"
 #include "cli/readable.hpp"
 #include "log/log_command.hpp"
 #include "cli/session.hpp"
@@ -21,12 +26,33 @@ int open_record(const std::string& path, std::ofstream& file, perfdm::session_op
   return 0;
 }
 
+// Set by SIGINT/SIGTERM: the engine stops reading, writes its log and exits.
+volatile std::sig_atomic_t stop_requested = 0;
+
+// Closing standard input ends a read in progress and any read still to come, so a signal
+// that lands just before the read cannot leave the engine waiting for input.
+void on_stop_signal(int) {
+  stop_requested = 1;
+  close(STDIN_FILENO);
+}
+
+// Without SA_RESTART a signal interrupts the blocking read of standard input.
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
 // Runs every request of `in`; prints the XML lines, or the request and a readable
-// rendering of what it caused.
-int run(std::istream& in, perfdm::session_options o, bool readable, bool echo) {
+// rendering of what it caused. Writes the session's log to `log_path` at the end, if given.
+int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
+        const std::string& log_path) {
   perfdm::session s(o);
   std::string line;
-  while (std::getline(in, line)) {
+  while (!stop_requested && std::getline(in, line)) {
     if (readable && !line.empty() && line[0] == '#') {
       std::cout << line << '\n';
       continue;
@@ -37,7 +63,29 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo) {
     });
     std::cout.flush();
   }
+  if (log_path.empty()) return 0;
+  try {
+    auto bytes = s.write_log_file(log_path);
+    std::cerr << "perfdm: wrote the log " << log_path << " (" << bytes << " bytes)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "perfdm: cannot write the log " << log_path << ": " << e.what() << '\n';
+    return 1;
+  }
   return 0;
+}
+
+std::string joined(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+  return out;
+}
+
+// perfdm-YYYYmmdd-HHMMSS-PID.log in the current directory.
+std::string default_engine_log() {
+  char stamp[32];
+  auto t = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&t));
+  return std::string("perfdm-") + stamp + "-" + std::to_string(getpid()) + ".log";
 }
 
 }  // namespace
@@ -54,6 +102,11 @@ int main(int argc, char** argv) {
   replay->add_option("FILE", replay_file, "requests, one per line")->required()->check(CLI::ExistingFile);
   replay->add_flag("--readable", readable, "print the events in a readable form");
   replay->add_option("--record", record_path, "also record every request received to this file");
+  std::string replay_log;
+  replay->add_option("--log", replay_log, "write the log of the replayed session to this path");
+  std::size_t log_memory_mib = 64;
+  replay->add_option("--log-memory", log_memory_mib,
+                     "MiB the log's modules may use together (a module past it is partial)");
 
   std::string engine_record;
   bool live = false;
@@ -61,6 +114,12 @@ int main(int argc, char** argv) {
       "engine", "Run an engine that reads requests from standard input, one per line");
   engine->add_option("--record", engine_record, "record every request received (replay format)");
   engine->add_flag("--live-clock", live, "use the engine's clock as well as sample times (C1)");
+  std::string engine_log;
+  engine->add_option("--log", engine_log,
+                     "the log written at shutdown, SIGINT/SIGTERM included "
+                     "(default perfdm-DATE-TIME-PID.log)");
+  engine->add_option("--log-memory", log_memory_mib,
+                     "MiB the log's modules may use together (a module past it is partial)");
 
   std::string demo_file = PERFDM_DEMO_SCENARIO;
   auto* demo = app.add_subcommand("demo", "Replay the bundled scenario, printing it readably");
@@ -80,21 +139,27 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
+  perfdm::register_dm_log_printer();
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);
 
   perfdm::session_options o;
+  o.command_line = joined(argc, argv);
+  o.log_memory_bytes = log_memory_mib << 20;
   std::ofstream record;
   if (*replay) {
     if (open_record(record_path, record, o)) return 1;
     std::ifstream in(replay_file);
-    return run(in, o, readable, readable);
+    return run(in, o, readable, readable, replay_log);
   }
   if (*engine) {
     if (open_record(engine_record, record, o)) return 1;
     o.deterministic = false;
     o.engine.live_clock = live;
-    return run(std::cin, o, false, false);
+    if (engine_log.empty()) engine_log = default_engine_log();
+    o.default_log = engine_log;
+    install_stop_handlers();
+    return run(std::cin, o, false, false, engine_log);
   }
   std::ifstream in(demo_file);
-  return run(in, o, true, true);
+  return run(in, o, true, true, "");
 }

@@ -19,6 +19,11 @@ struct session_options {
   engine_options engine;
   // When set, every request received is written here in the replay format.
   std::ostream* record = nullptr;
+  // The log (docs/LOG-FORMAT.md): where LOG without FILE writes, the job record's command
+  // line, and the memory pool its modules share (a run-time option, unlike Darshan's).
+  std::string default_log = "perfdm.log";
+  std::string command_line;
+  std::size_t log_memory_bytes = 64u << 20;
 };
 
 // One output line: a reply, an error reply or a stream event, already in XML.
@@ -38,6 +43,16 @@ class session {
   // Runs one request line to completion. Blank lines and `#` comments produce nothing.
   // Every event the request caused is emitted, then its reply (exactly one).
   void run_line(const std::string& line, const std::function<void(const session_line&)>& emit);
+
+  // Sends one request to the data manager and returns its reply; events it causes are
+  // passed to `emit` when given (dropped otherwise). A reply that is an error is returned as
+  // a message holding the caf::error.
+  caf::message ask(const caf::message& request,
+                   const std::function<void(const session_line&)>& emit = {});
+
+  // Writes the self-describing log of this session (job record, Data Manager module) to
+  // `path` (`path`.partial until complete). Returns its size in bytes; throws log_error.
+  std::uint64_t write_log_file(const std::string& path);
 
  private:
   struct impl;

@@ -112,6 +112,10 @@ struct data_request {
   mi_handle mi;
   phase_ref phase;
 };
+// LOG: write the self-describing log now. An empty file means the front end's default.
+struct write_log {
+  std::string file;
+};
 
 // ---- replies ----
 
@@ -159,6 +163,10 @@ struct status_info {
 };
 struct samplerate_info {
   double interval = 0;
+};
+struct log_written {
+  std::string file;
+  std::uint64_t bytes = 0;
 };
 
 // ---- stream events (rule T1) ----
@@ -219,6 +227,7 @@ PERFDM_INSPECT(flags_request, x.mi, x.named, x.set)
 PERFDM_INSPECT(start_phase, x.name)
 PERFDM_INSPECT(samples_request, x.samples)
 PERFDM_INSPECT(data_request, x.mi, x.phase)
+PERFDM_INSPECT(write_log, x.file)
 PERFDM_INSPECT_EMPTY(ok_reply)
 PERFDM_INSPECT(stream_opened, x.stream)
 PERFDM_INSPECT(metric_list, x.metrics)
@@ -230,6 +239,7 @@ PERFDM_INSPECT(mi_status, x.id, x.metric, x.focus, x.global_users, x.current_use
                x.collecting, x.has_global, x.has_current, x.archived)
 PERFDM_INSPECT(status_info, x.now, x.interval, x.phase, x.mis)
 PERFDM_INSPECT(samplerate_info, x.interval)
+PERFDM_INSPECT(log_written, x.file, x.bytes)
 PERFDM_INSPECT(data_value, x.mi, x.phase, x.bucket, x.value)
 PERFDM_INSPECT(data_event, x.stream, x.values)
 PERFDM_INSPECT(fold_event, x.stream, x.phase, x.width)

@@ -36,6 +36,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(start_phase);
   PERFDM_REGISTER(samples_request);
   PERFDM_REGISTER(data_request);
+  PERFDM_REGISTER(write_log);
+  PERFDM_REGISTER(log_written);
   PERFDM_REGISTER(ok_reply);
   PERFDM_REGISTER(stream_opened);
   PERFDM_REGISTER(metric_list);

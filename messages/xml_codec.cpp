@@ -501,6 +501,12 @@ caf::message parse_data(const xml_node* arg, const std::string& command) {
   return caf::make_message(r);
 }
 
+caf::message parse_log(const xml_node* arg, const std::string& command) {
+  if (arg == nullptr) return caf::make_message(write_log{});
+  attributes a(require_leaf(arg, "LOG", command), {"FILE"});
+  return caf::make_message(write_log{std::string(a.text_or("FILE", ""))});
+}
+
 // The DM commands. Names are compared after upper-casing the COMMAND attribute.
 struct command_entry {
   const char* name;
@@ -522,6 +528,7 @@ const command_entry dm_commands[] = {
     {"PHASE", parse_phase},
     {"SAMPLES", parse_samples},
     {"DATA", parse_data},
+    {"LOG", parse_log},
 };
 
 // The envelope `<DYPER PID COMMAND>` around one argument element.
@@ -714,6 +721,9 @@ printed_request request_parts(const samples_request& x) {
                 .leaf();
           }))};
 }
+printed_request request_parts(const write_log& x) {
+  return {"LOG", x.file.empty() ? std::string() : element("LOG").text("FILE", x.file).leaf()};
+}
 printed_request request_parts(const data_request& x) {
   return {"DATA", element("DATA").id("MI", x.mi).text("PHASE", phase_text(x.phase)).leaf()};
 }
@@ -804,6 +814,9 @@ std::string reply_body(const status_info& x) {
       .id("PHASE", x.phase)
       .wrap(join(x.mis, "", mi));
 }
+std::string reply_body(const log_written& x) {
+  return element("LOG").text("FILE", x.file).count("BYTES", x.bytes).leaf();
+}
 std::string reply_body(const samplerate_info& x) {
   return element("SAMPLERATE").number("INTERVAL", x.interval).leaf();
 }
@@ -868,10 +881,11 @@ struct type_list {};
 using request_types =
     type_list<define_metric, define_resource, list_metrics, list_resources, list_phases,
               status_query, samplerate_query, open_stream, close_stream, enable_request,
-              disable_request, flags_request, start_phase, samples_request, data_request>;
+              disable_request, flags_request, start_phase, samples_request, data_request,
+              write_log>;
 using reply_types = type_list<metric_info, resource_info, phase_info, metric_list, resource_list,
                               phase_list, stream_opened, ok_reply, samples_ack, mi_info,
-                              histogram_data, status_info, samplerate_info>;
+                              histogram_data, status_info, samplerate_info, log_written>;
 using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
                               new_metric_event, new_resource_event>;
 

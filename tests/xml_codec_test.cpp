@@ -707,3 +707,18 @@ TEST_CASE("printed replies and events are XML that parses", "[xml]") {
                     print_error("DM", make_dm_error(dm_error::bad_argument, "<&>"))})
     CHECK(dm_error_code(parse_request(text).error) != dm_error::bad_xml);
 }
+
+TEST_CASE("LOG parses with and without FILE and its reply prints", "[xml]") {
+  auto with = parse_request("<DYPER PID='DM' COMMAND='LOG'><LOG FILE='/tmp/a b.log'/></DYPER>");
+  REQUIRE_FALSE(with.error);
+  REQUIRE(with.request.match_elements<write_log>());
+  CHECK(with.request.get_as<write_log>(0).file == "/tmp/a b.log");
+  auto without = parse_request("<DYPER PID='DM' COMMAND='log'/>");
+  REQUIRE(without.request.match_elements<write_log>());
+  CHECK(without.request.get_as<write_log>(0).file.empty());
+  CHECK(parse_request("<DYPER PID='DM' COMMAND='LOG'><LOG PATH='x'/></DYPER>").error);
+  CHECK(print_request("DM", caf::make_message(write_log{"x.log"})) ==
+        "<DYPER PID='DM' COMMAND='LOG'><LOG FILE='x.log'/></DYPER>");
+  CHECK(print_reply("DM", caf::make_message(log_written{"x.log", 42})) ==
+        "<DYPER_REPLY ID='DM'><LOG FILE='x.log' BYTES='42'/></DYPER_REPLY>");
+}

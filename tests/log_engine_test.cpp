@@ -1,0 +1,131 @@
+// The log of an engine session: the LOG command, `perfdm replay --log`, and the log an
+// engine writes when it is stopped by a signal, each read back with the log reader.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/dm_log_module.hpp"
+#include "cli/session.hpp"
+#include "log/log_print.hpp"
+
+using namespace perfdm;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("perfdm-test-" + std::to_string(getpid()) + "-" + name))
+      .string();
+}
+
+std::string printed(const std::string& path) {
+  register_dm_log_printer();
+  std::ostringstream out;
+  print_log(path, {}, out);
+  return out.str();
+}
+
+std::string demo_requests() {
+  std::ifstream demo(PERFDM_SOURCE_DIR "/examples/demo.replay");
+  std::stringstream s;
+  s << demo.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("LOG writes every metric, MI, phase and histogram, archives included", "[log][dm]") {
+  auto path = temp_path("session.log");
+  session s({});
+  std::istringstream in(demo_requests());
+  for (std::string line; std::getline(in, line);) s.run_line(line, [](const session_line&) {});
+  std::string reply;
+  s.run_line("<DYPER PID='DM' COMMAND='LOG'><LOG FILE='" + path + "'/></DYPER>",
+             [&](const session_line& l) { reply = l.xml; });
+  auto size = std::filesystem::file_size(path);
+  CHECK(reply == "<DYPER_REPLY ID='DM'><LOG FILE='" + path + "' BYTES='" + std::to_string(size) +
+                     "'/></DYPER_REPLY>");
+  CHECK_FALSE(std::filesystem::exists(path + ".partial"));
+  auto text = printed(path);
+  // The demo archives queue_depth (MI 1) of phase 0 as 1 2 2 1 (rule N2).
+  CHECK(text.find("\tbucket.0\t1\thistogram 1 phase 0\n") != std::string::npos);
+  CHECK(text.find("\tbucket.1\t2\thistogram 1 phase 0\n") != std::string::npos);
+  CHECK(text.find("\tbucket.3\t1\thistogram 1 phase 0\n") != std::string::npos);
+  std::size_t archive_buckets = 0;
+  std::istringstream rows(text);
+  for (std::string row; std::getline(rows, row);)
+    if (row.find("\tbucket.") != std::string::npos &&
+        row.size() > 20 && row.compare(row.size() - 20, 20, "\thistogram 1 phase 0") == 0)
+      ++archive_buckets;
+  CHECK(archive_buckets == 4);  // buckets 0-3; empty buckets are not written
+  CHECK(text.find("\twidth\t0.4\thistogram 0 GLOBAL\n") != std::string::npos);
+  CHECK(text.find("\tpersistent_collection\t1\tmi 1 queue_depth /Process/app\n") != std::string::npos);
+  CHECK(text.find("\tcollecting\t0\tmi 0 cpu_time /Process/app\n") != std::string::npos);
+  CHECK(text.find("\tend\t0.8\tphase 0 phase_0\n") != std::string::npos);
+  CHECK(text.find("\tsampled\t1\tmetric queue_depth [items]\n") != std::string::npos);
+  CHECK(text.find("# job metadata: now=240") != std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a log module past its memory grant is partial, not lost", "[log][dm]") {
+  auto path = temp_path("small.log");
+  session_options o;
+  o.log_memory_bytes = 2048;  // far less than the demo's histograms need
+  session s(o);
+  std::istringstream in(demo_requests());
+  for (std::string line; std::getline(in, line);) s.run_line(line, [](const session_line&) {});
+  s.write_log_file(path);
+  auto text = printed(path);
+  CHECK(text.find("# partial modules: dm") != std::string::npos);
+  log_print_options show;
+  show.show_partial = true;
+  std::ostringstream out;
+  print_log(path, show, out);
+  CHECK(out.str().find("metric cpu_time") != std::string::npos);  // what fitted is kept
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("an engine stopped by SIGTERM writes its log", "[log][engine]") {
+  auto path = temp_path("engine.log");
+  int in[2];
+  REQUIRE(pipe(in) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    dup2(in[0], STDIN_FILENO);
+    close(in[1]);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    execl(PERFDM_BINARY, PERFDM_BINARY, "engine", "--log", path.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  close(in[0]);
+  std::string requests =
+      "<DYPER PID='DM' COMMAND='DEFINE'><METRIC NAME='m' STYLE='COUNTER'/></DYPER>\n"
+      "<DYPER PID='DM' COMMAND='STREAM'/>\n"
+      "<DYPER PID='DM' COMMAND='ENABLE'><ENABLE STREAM='0' METRIC='m'/></DYPER>\n"
+      "<DYPER PID='DM' COMMAND='SAMPLES'><SAMPLES><S MI='0' START='0' END='0.4' "
+      "VALUE='3'/></SAMPLES></DYPER>\n";
+  REQUIRE(write(in[1], requests.data(), requests.size()) == static_cast<ssize_t>(requests.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGTERM);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  close(in[1]);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  REQUIRE(std::filesystem::exists(path));
+  auto text = printed(path);
+  CHECK(text.find("\tbucket.0\t1.5\thistogram 0 GLOBAL\n") != std::string::npos);
+  CHECK(text.find("# job command line: ") != std::string::npos);
+  std::filesystem::remove(path);
+}
