@@ -124,6 +124,8 @@ int main(int argc, char** argv) {
   std::string demo_file = PERFDM_DEMO_SCENARIO;
   auto* demo = app.add_subcommand("demo", "Replay the bundled scenario, printing it readably");
   demo->add_option("--scenario", demo_file, "the scenario to replay")->check(CLI::ExistingFile);
+  std::string demo_log;
+  demo->add_option("--log", demo_log, "write the log of the demo session to this path");
 
   perfdm::log_command_options log_options;
   auto* log = app.add_subcommand(
@@ -161,5 +163,5 @@ int main(int argc, char** argv) {
     return run(std::cin, o, false, false, engine_log);
   }
   std::ifstream in(demo_file);
-  return run(in, o, true, true, "");
+  return run(in, o, true, true, demo_log);
 }
