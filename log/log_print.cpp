@@ -279,10 +279,13 @@ std::string time_text(std::int64_t ns) {
   return r;
 }
 
-std::string duration_text(std::int64_t ns) {
+// end - start, computed unsigned: the difference of two i64 read from a log may not fit an i64.
+std::string duration_text(std::int64_t start_ns, std::int64_t end_ns) {
   char b[64];
-  const bool neg = ns < 0;
-  const auto a = neg ? -static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
+  const bool neg = end_ns < start_ns;
+  const auto s = static_cast<unsigned long long>(start_ns);
+  const auto e = static_cast<unsigned long long>(end_ns);
+  const auto a = neg ? s - e : e - s;
   std::snprintf(b, sizeof b, "%s%llu.%09llu s", neg ? "-" : "", a / 1'000'000'000ULL,
                 a % 1'000'000'000ULL);
   return b;
@@ -455,7 +458,7 @@ void print_log(const std::string& path, const log_print_options& options, std::o
         hline("job host: " + log_escape_text(job.host));
         hline("job start: " + time_text(job.start_ns));
         hline("job end: " + time_text(job.end_ns));
-        hline("job run time: " + duration_text(job.end_ns - job.start_ns));
+        hline("job run time: " + duration_text(job.start_ns, job.end_ns));
         for (const auto& [k, v] : job.metadata) {
           hline("job metadata: " + log_escape_text(k) + '=' + log_escape_text(v));
         }

@@ -353,6 +353,26 @@ void expect_leaf(const xml_node* n) {
   }
 }
 
+// RapidXML turns a character reference into the character it stands for, and `&#0;`, `&#;`
+// or a reference whose value overflows to 0 into a NUL byte. XML allows no NUL, and a name
+// or value holding one would print into a canonical line that parse_request() refuses (a
+// recorded session would not replay), so it is refused like a NUL in the text.
+void refuse_nul(const xml_node* element) {
+  constexpr auto npos = std::string_view::npos;
+  for (auto* a = element->first_attribute(); a != nullptr; a = a->next_attribute())
+    if (value_of(a).find('\0') != npos)
+      fail(dm_error::bad_xml, "a character reference in the attribute " +
+                                  std::string(name_of(a)) + " of " + tag(name_of(element)) +
+                                  " stands for NUL, which XML does not allow");
+  for (auto* c = element->first_node(); c != nullptr; c = c->next_sibling()) {
+    if (c->type() == rapidxml::node_element)
+      refuse_nul(c);
+    else if (std::string_view(c->value(), c->value_size()).find('\0') != npos)
+      fail(dm_error::bad_xml, "a character reference inside " + tag(name_of(element)) +
+                                  " stands for NUL, which XML does not allow");
+  }
+}
+
 // The single argument element of a request, or nullptr when it has none.
 const xml_node* argument_of(const xml_node* root, const std::string& command) {
   const xml_node* arg = nullptr;
@@ -931,6 +951,7 @@ parsed_request parse_request(std::string_view text) {
       root = n;
     }
     if (root == nullptr) fail(dm_error::bad_xml, "the request holds no element");
+    refuse_nul(root);
     parse_envelope(root, out);
   } catch (const rapidxml::parse_error& e) {
     out.error = make_dm_error(

@@ -3,8 +3,10 @@
 # of it is there. Safe to run again.
 set -euo pipefail
 
+# clang, libclang-rt-14-dev (libFuzzer, sanitizer runtimes) and llvm-14 (llvm-symbolizer, for
+# readable sanitizer reports): scripts/fuzz.sh.
 packages=(g++ cmake make libcaf-dev libboost-dev librapidxml-dev catch2 zlib1g-dev
-          libcli11-dev libbenchmark-dev)
+          libcli11-dev libbenchmark-dev clang libclang-rt-14-dev llvm-14)
 
 missing=()
 for p in "${packages[@]}"; do

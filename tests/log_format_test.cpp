@@ -380,6 +380,27 @@ TEST_CASE("log printer: values, unknown names and escapes", "[log]") {
                           "\"counter\":\"V\",\"value\":1e+300,\"name\":null}"));
 }
 
+// Found by fuzz/log_reader_fuzz: end - start overflowed an i64 (undefined behaviour).
+TEST_CASE("log printer: a job run time whose end - start does not fit an i64", "[log]") {
+  const std::string path = temp_path("run_time.log");
+  removed_on_exit cleanup{path};
+  log_printer_registry reg;
+  log_command_options o;
+  o.file = path;
+  for (const bool forward : {true, false}) {
+    log_core core;
+    const auto lo = std::numeric_limits<std::int64_t>::min();
+    const auto hi = std::numeric_limits<std::int64_t>::max();
+    core.job().start_ns = forward ? lo : hi;
+    core.job().end_ns = forward ? hi : lo;
+    core.write(path);
+    const auto res = run(o, reg);
+    REQUIRE(res.rc == 0);
+    CHECK(has_line(res.out, std::string("# job run time: ") + (forward ? "" : "-") +
+                                "18446744073.709551615 s"));
+  }
+}
+
 TEST_CASE("log printer: a module-defined payload with its own printer", "[log]") {
   // A module with its own record layout: u64 record id, u32 value, then text.
   const std::string path = temp_path("custom.log");

@@ -278,6 +278,20 @@ TEST_CASE("malformed XML is BAD_XML", "[xml]") {
               "NUL");
 }
 
+// Found by fuzz/xml_codec_fuzz: RapidXML decodes these references to a NUL byte, which was
+// accepted and printed raw, so the canonical line (and a --record file) did not parse back.
+TEST_CASE("a character reference standing for NUL is BAD_XML", "[xml]") {
+  check_error(dm("DEFINE", "<RESOURCE NAME='/a&#0;b'/>"), dm_error::bad_xml,
+              "attribute NAME of <RESOURCE> stands for NUL");
+  check_error(dm("DEFINE", "<RESOURCE NAME='/a&#;b'/>"), dm_error::bad_xml, "NUL");
+  check_error(dm("DEFINE", "<METRIC NAME='c' UNITS='&#x10000000000000000;'/>"),
+              dm_error::bad_xml, "NUL");  // overflows to 0
+  check_error("<DYPER PID='D&#x0;M' COMMAND='STATUS'/>", dm_error::bad_xml, "PID");
+  check_error(dm("STATUS", "&#0;"), dm_error::bad_xml, "inside <DYPER>");
+  auto p = parse_request("<DYPER PID='D&#x0;M' COMMAND='STATUS'/>");
+  CHECK(p.target.empty());  // no NUL reaches the error reply
+}
+
 TEST_CASE("more than one root element is BAD_XML", "[xml]") {
   check_error("<DYPER PID='DM' COMMAND='METRICS'/><DYPER PID='DM' COMMAND='PHASES'/>",
               dm_error::bad_xml, "exactly one element");
