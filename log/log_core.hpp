@@ -1,22 +1,35 @@
 // The log core: the bookkeeping modules share (Darshan's "core library"). Modules register
 // and are told how much memory they may use out of one pool; names map to stable 64-bit ids
 // and are kept once for the name table; records are kept per module within each module's
-// grant, and a module that runs out is marked partial instead of failing; write() produces
-// the log (NAME.partial, renamed to NAME when complete). Plain C++, not thread-safe: one
-// owner (an actor, or a lock around it).
+// grant, and a module that runs out is marked partial instead of failing; a module may set a
+// reduction so that records of the same id (from several processes, daemons, or cores merged
+// with merge()) are kept as one shared record; write() produces the log (NAME.partial,
+// renamed to NAME when complete). Plain C++, not thread-safe: one owner (an actor, or a lock
+// around it).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "log/log_counters.hpp"
 #include "log/log_format.hpp"
 
 namespace perfdm {
+
+class log_reader;
+
+// A module's reduction: folds `payload`, a record whose record id is that of `shared`, into
+// `shared`, the record kept for that id; it may change the size of `shared`. Records of a
+// module with a reduction start with their u64 record id (as the counters payload does).
+// It may throw (log_error for a malformed record): the record kept is then left as it was.
+using log_reduction = std::function<void(std::vector<std::uint8_t>& shared,
+                                         const std::uint8_t* payload, std::size_t size)>;
 
 struct log_core_options {
   std::size_t module_memory_bytes = 4u << 20;  // the pool every module grant comes out of
@@ -52,10 +65,40 @@ class log_core {
   bool add_counters(std::uint32_t module_id, std::uint64_t record_id,
                     const std::vector<log_counter>& counters);
 
+  // Sets the module's reduction, before its first record (std::invalid_argument otherwise).
+  // From then on the module keeps one record per record id (the payload's first 8 bytes;
+  // add_record throws std::invalid_argument for a shorter payload), in order of first
+  // appearance: adding a record whose id is kept already calls `reduce(kept, payload, size)`
+  // on a copy of the kept record, which replaces it. The grant is charged the change in size
+  // (a shrinking record gives bytes back); when the reduced record would not fit the grant,
+  // the kept record stays as it was, add_record returns false and the module is marked
+  // partial. A reduction leaving a record without its id, with another id, or over
+  // logfmt::max_record_bytes is a bug: std::logic_error.
+  void set_reduction(std::uint32_t module_id, log_reduction reduce);
+  // The reduction of the generic counters payload (reduce_log_counters, log_counters.hpp):
+  // per counter name, sum (the default), min or max; counters missing on one side are kept.
+  void set_counters_reduction(std::uint32_t module_id, log_counters_reduction how = {});
+
+  // Adds every record of `other` (another process's or daemon's core) to this core, through
+  // this core's reductions: each module of `other` must be registered here with the same
+  // version, checked before anything is added (std::invalid_argument otherwise; merging a
+  // core into itself too). Names are added (within this name pool), partial flags carried
+  // over, process ids appended, start and end times widened (0 counts as unset); command
+  // line, host and metadata are taken from `other` only when empty here. Returns false when
+  // a record was dropped for lack of memory (its module is then marked partial).
+  bool merge(const log_core& other);
+  // The same for a log read from a file (the log of another process or daemon): its job
+  // record, name table and module regions (reserved regions 2-15 are skipped). Throws
+  // log_error when the log is corrupt (records merged before the problem stay merged).
+  bool merge(const log_reader& log);
+
   void mark_partial(std::uint32_t module_id);
   bool partial(std::uint32_t module_id) const;
   std::size_t granted(std::uint32_t module_id) const;
+  // Bytes of the grant used: 4 + payload bytes per record kept (a reduced record counts at
+  // its current size).
   std::size_t used(std::uint32_t module_id) const;
+  // Records kept (with a reduction: distinct record ids).
   std::size_t records(std::uint32_t module_id) const;
 
   bool names_partial() const { return names_partial_; }
@@ -77,7 +120,11 @@ class log_core {
     std::size_t grant = 0;
     bool partial = false;
     std::size_t records = 0;
-    std::vector<std::uint8_t> data;  // length-prefixed records, as written in the region
+    std::size_t used = 0;            // 4 + payload bytes per record kept
+    std::vector<std::uint8_t> data;  // no reduction: length-prefixed records, as written
+    log_reduction reduce;            // set: one record per id, in `shared`
+    std::vector<std::vector<std::uint8_t>> shared;         // in order of first appearance
+    std::unordered_map<std::uint64_t, std::size_t> index;  // record id -> position in shared
   };
   struct name {
     std::uint32_t flags = 0;
@@ -85,6 +132,11 @@ class log_core {
   };
   module& find(std::uint32_t module_id, const char* what);
   const module& find(std::uint32_t module_id, const char* what) const;
+  bool add_reduced(module& m, const std::uint8_t* payload, std::size_t size);
+  void add_name(std::uint64_t id, std::uint32_t flags, std::string_view bytes);
+  void merge_job(const job_record& other);
+  template <class F>
+  static void for_each_record(const module& m, F&& fn);
 
   log_core_options options_;
   std::size_t granted_total_ = 0;
@@ -94,7 +146,8 @@ class log_core {
   bool names_partial_ = false;
   std::size_t collisions_ = 0;
   job_record job_;
-  std::vector<std::uint8_t> scratch_;
+  std::vector<std::uint8_t> scratch_;         // add_counters' encoded record
+  std::vector<std::uint8_t> reduce_scratch_;  // the copy a reduction works on
 };
 
 }  // namespace perfdm
