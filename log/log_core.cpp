@@ -11,16 +11,6 @@ namespace perfdm {
 
 namespace {
 
-bool valid_module_name(std::string_view n) {
-  if (n.empty() || n.size() > logfmt::module_name_size) return false;
-  for (char c : n) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 constexpr std::size_t name_entry_overhead = 16;  // id, flags, length
 
 }  // namespace
@@ -29,7 +19,7 @@ log_core::log_core(log_core_options options) : options_(options) {}
 
 std::size_t log_core::register_module(std::string_view name, std::uint32_t module_id,
                                       std::uint32_t version, std::size_t requested_bytes) {
-  if (!valid_module_name(name)) {
+  if (!log_valid_region_name(name)) {
     throw std::invalid_argument("log module name '" + std::string(name) +
                                 "': 1-16 characters of A-Z a-z 0-9 _ . -");
   }

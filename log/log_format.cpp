@@ -15,6 +15,16 @@ std::uint64_t log_name_id(const void* bytes, std::size_t size) {
   return h;
 }
 
+bool log_valid_region_name(std::string_view n) {
+  if (n.empty() || n.size() > logfmt::module_name_size) return false;
+  for (char c : n) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 bool log_bytes_printable(std::string_view bytes) {
   for (unsigned char c : bytes) {
     if (c < 0x20 || c == 0x7f) return false;

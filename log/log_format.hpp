@@ -79,6 +79,9 @@ struct log_error : std::runtime_error {
 std::uint64_t log_name_id(const void* bytes, std::size_t size);
 inline std::uint64_t log_name_id(std::string_view s) { return log_name_id(s.data(), s.size()); }
 
+// A module or region name: 1-16 characters of [A-Za-z0-9_.-] (it is stored in 16 bytes).
+bool log_valid_region_name(std::string_view name);
+
 // True when no byte is a control character (< 0x20 or 0x7f): such a name prints as text.
 bool log_bytes_printable(std::string_view bytes);
 

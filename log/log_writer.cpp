@@ -15,16 +15,6 @@ constexpr std::size_t chunk = 64 * 1024;
 
 std::string errno_text() { return std::strerror(errno); }
 
-bool valid_region_name(std::string_view n) {
-  if (n.empty() || n.size() > logfmt::module_name_size) return false;
-  for (char c : n) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 std::vector<std::uint8_t> frame_header(const log_region_entry& r) {
   std::vector<std::uint8_t> h;
   h.reserve(logfmt::frame_header_size);
@@ -152,7 +142,7 @@ void log_writer::begin_region(std::uint32_t id, std::uint32_t version, std::stri
                               std::uint32_t flags) {
   if (finished_ || fd_ < 0) throw log_error("log writer: the log is closed");
   if (in_region_) throw log_error("log writer: region " + current_.name + " is still open");
-  if (!valid_region_name(name)) {
+  if (!log_valid_region_name(name)) {
     throw log_error("log writer: region name '" + std::string(name) +
                     "' must be 1-16 characters of A-Z a-z 0-9 _ . -");
   }
