@@ -16,6 +16,7 @@
 #include "log/log_counters.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
+#include "tests/log_test_files.hpp"
 
 using namespace perfdm;
 
@@ -25,32 +26,14 @@ constexpr std::uint32_t posix_id = 16;
 constexpr std::uint32_t mpiio_id = 17;
 
 std::string temp_path(const std::string& name) {
-  return "/tmp/perfdm_log_corruption_test_" + std::to_string(::getpid()) + "_" + name;
+  return log_test::temp_path("log_corruption_test", name);
 }
 
-struct removed_on_exit {
-  std::vector<std::string> paths;
-  ~removed_on_exit() {
-    for (const auto& p : paths) {
-      std::remove(p.c_str());
-      std::remove((p + ".partial").c_str());
-    }
-  }
-};
+using log_test::removed_on_exit;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using log_test::slurp;
 
-// Unlinks first: on ext4, truncating a file holding data forces it to disk (auto_da_alloc).
-void spit(const std::string& path, const std::string& bytes) {
-  std::remove(path.c_str());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using log_test::spit;
 
 template <class T>
 T get(const std::string& b, std::size_t off) {
@@ -63,7 +46,9 @@ void put(std::string& b, std::size_t off, T v) {
   std::memcpy(b.data() + off, &v, sizeof v);
 }
 
-void fix_preamble_crc(std::string& b) { put<std::uint32_t>(b, 28, log_crc32(0, b.data(), 28)); }
+void fix_preamble_crc(std::string& b) {
+  put<std::uint32_t>(b, 28, log_crc32(0, b.data(), 28));
+}
 void fix_index_crc(std::string& b) {
   const auto cap = get<std::uint32_t>(b, 16);
   const std::size_t n = logfmt::index_block_size(cap);
@@ -73,7 +58,9 @@ void fix_frame_crc(std::string& b, std::size_t off) {
   put<std::uint32_t>(b, off + 52, log_crc32(0, b.data() + off, 52));
 }
 // Offset of index entry i.
-std::size_t entry(std::size_t i) { return 32 + 16 + 40 * i; }
+std::size_t entry(std::size_t i) {
+  return 32 + 16 + 40 * i;
+}
 
 void write_standard(const std::string& path) {
   log_core core;
@@ -85,8 +72,9 @@ void write_standard(const std::string& path) {
   const auto reads = core.lookup_id("READS");
   for (int k = 0; k < 50; ++k) {
     const auto f = core.lookup_id("/file/" + std::to_string(k));
-    core.add_counters(posix_id, f, {log_counter::of(reads, std::int64_t{k}),
-                                    log_counter::of(reads + 1, 0.5 * k)});
+    core.add_counters(
+        posix_id, f,
+        {log_counter::of(reads, std::int64_t{k}), log_counter::of(reads + 1, 0.5 * k)});
     core.add_counters(mpiio_id, f, {log_counter::of(reads, std::int64_t{2 * k})});
   }
   core.write(path);
@@ -206,8 +194,8 @@ TEST_CASE("log corruption: truncated at any offset", "[log]") {
   fixture f;
   f.expect_error("", "empty file");
   const std::size_t header = logfmt::header_size(4);
-  std::vector<std::size_t> cuts = {1, 4, 7, 8, 20, 31, 32, 40, header - 1, header,
-                                   header + 1, f.bytes.size() - 1};
+  std::vector<std::size_t> cuts = {1,  4,  7,          8,      20,         31,
+                                   32, 40, header - 1, header, header + 1, f.bytes.size() - 1};
   for (const auto& r : f.regions) {
     cuts.push_back(r.offset + 10);
     cuts.push_back(r.offset + logfmt::frame_header_size + r.compressed_size / 2);
@@ -246,8 +234,8 @@ TEST_CASE("log corruption: CRC mismatch in a region", "[log]") {
   const auto& posix = f.regions[2];
   auto b = f.bytes;
   b[posix.offset + logfmt::frame_header_size + posix.compressed_size / 2] ^= 0x40;
-  f.expect_error(b, "CRC mismatch in region POSIX (id 16) at offset " +
-                        std::to_string(posix.offset));
+  f.expect_error(b,
+                 "CRC mismatch in region POSIX (id 16) at offset " + std::to_string(posix.offset));
   // No row was printed before the error.
   spit(f.bad, b);
   CHECK(rows(run(f.bad, f.reg).out) == 0);

@@ -13,6 +13,7 @@
 #include "log/log_core.hpp"
 #include "log/log_counters.hpp"
 #include "log/log_reader.hpp"
+#include "tests/log_test_files.hpp"
 
 using namespace perfdm;
 
@@ -22,16 +23,10 @@ constexpr std::uint32_t posix_id = 16;
 constexpr std::uint32_t mpiio_id = 17;
 
 std::string temp_path(const std::string& name) {
-  return "/tmp/perfdm_log_format_test_" + std::to_string(::getpid()) + "_" + name;
+  return log_test::temp_path("log_format_test", name);
 }
 
-struct removed_on_exit {
-  std::string path;
-  ~removed_on_exit() {
-    std::remove(path.c_str());
-    std::remove((path + ".partial").c_str());
-  }
-};
+using log_test::removed_on_exit;
 
 job_record sample_job() {
   job_record j;
@@ -55,8 +50,8 @@ void fill(log_core& core) {
   const auto b = core.lookup_id("/scratch/run1/out\\put.txt");
   const std::string object("\x01\x02obj", 5);
   const auto c = core.lookup_id(object.data(), object.size(), false);
-  REQUIRE(core.add_counters(posix_id, a, {log_counter::of(reads, std::int64_t{10}),
-                                          log_counter::of(bytes, 0.25)}));
+  REQUIRE(core.add_counters(
+      posix_id, a, {log_counter::of(reads, std::int64_t{10}), log_counter::of(bytes, 0.25)}));
   REQUIRE(core.add_counters(posix_id, b, {log_counter::of(reads, std::int64_t{-3})}));
   REQUIRE(core.add_counters(mpiio_id, c, {log_counter::of(reads, std::int64_t{7})}));
 }
@@ -149,7 +144,7 @@ TEST_CASE("log core: names kept once, flagged when not printable", "[log]") {
 
 TEST_CASE("log round trip: header, job record, name table, counters records", "[log]") {
   const std::string path = temp_path("roundtrip.log");
-  removed_on_exit cleanup{path};
+  removed_on_exit cleanup{{path}};
   log_core core;
   fill(core);
   core.write(path);
@@ -199,16 +194,16 @@ TEST_CASE("log round trip: header, job record, name table, counters records", "[
   });
   REQUIRE(posix.size() == 2);
   CHECK(posix[0].first == log_name_id("/scratch/run1/data.h5"));
-  CHECK(posix[0].second == std::vector<log_counter>{
-                               log_counter::of(log_name_id("POSIX_READS"), std::int64_t{10}),
-                               log_counter::of(log_name_id("POSIX_F_READ_TIME"), 0.25)});
+  CHECK(posix[0].second ==
+        std::vector<log_counter>{log_counter::of(log_name_id("POSIX_READS"), std::int64_t{10}),
+                                 log_counter::of(log_name_id("POSIX_F_READ_TIME"), 0.25)});
   CHECK(posix[1].second ==
         std::vector<log_counter>{log_counter::of(log_name_id("POSIX_READS"), std::int64_t{-3})});
 }
 
 TEST_CASE("log round trip: an empty log and an empty module", "[log]") {
   const std::string path = temp_path("empty.log");
-  removed_on_exit cleanup{path};
+  removed_on_exit cleanup{{path}};
   log_core core;
   core.register_module("EMPTY", 40, 1, 100);
   core.write(path);
@@ -223,7 +218,7 @@ TEST_CASE("log round trip: an empty log and an empty module", "[log]") {
 
 TEST_CASE("log printer: # header lines and one tab-separated row per value", "[log]") {
   const std::string path = temp_path("print.log");
-  removed_on_exit cleanup{path};
+  removed_on_exit cleanup{{path}};
   log_core core;
   fill(core);
   core.write(path);
@@ -275,7 +270,7 @@ TEST_CASE("log printer: # header lines and one tab-separated row per value", "[l
 
 TEST_CASE("log printer: --module selects modules by name, any case", "[log]") {
   const std::string path = temp_path("module.log");
-  removed_on_exit cleanup{path};
+  removed_on_exit cleanup{{path}};
   log_core core;
   fill(core);
   core.write(path);
@@ -297,7 +292,7 @@ TEST_CASE("log printer: --module selects modules by name, any case", "[log]") {
 
 TEST_CASE("log printer: --json prints JSON Lines", "[log]") {
   const std::string path = temp_path("json.log");
-  removed_on_exit cleanup{path};
+  removed_on_exit cleanup{{path}};
   log_core core;
   fill(core);
   core.job().host = "node\"17\"";
@@ -341,7 +336,7 @@ TEST_CASE("log printer: --json prints JSON Lines", "[log]") {
 
 TEST_CASE("log printer: values, unknown names and escapes", "[log]") {
   const std::string path = temp_path("values.log");
-  removed_on_exit cleanup{path};
+  removed_on_exit cleanup{{path}};
   log_core core;
   core.job().command_line = "a\nb\\c";
   core.register_module("X", 30, 1, 1 << 16);
@@ -374,16 +369,18 @@ TEST_CASE("log printer: values, unknown names and escapes", "[log]") {
   o.json = true;
   res = run(o, reg);
   REQUIRE(res.rc == 0);
-  CHECK(has_line(res.out, "{\"type\":\"row\",\"module\":\"X\",\"record_id\":\"12345\","
-                          "\"counter\":\"V\",\"value\":\"inf\",\"name\":null}"));
-  CHECK(has_line(res.out, "{\"type\":\"row\",\"module\":\"X\",\"record_id\":\"12345\","
-                          "\"counter\":\"V\",\"value\":1e+300,\"name\":null}"));
+  CHECK(has_line(res.out,
+                 "{\"type\":\"row\",\"module\":\"X\",\"record_id\":\"12345\","
+                 "\"counter\":\"V\",\"value\":\"inf\",\"name\":null}"));
+  CHECK(has_line(res.out,
+                 "{\"type\":\"row\",\"module\":\"X\",\"record_id\":\"12345\","
+                 "\"counter\":\"V\",\"value\":1e+300,\"name\":null}"));
 }
 
 // Found by fuzz/log_reader_fuzz: end - start overflowed an i64 (undefined behaviour).
 TEST_CASE("log printer: a job run time whose end - start does not fit an i64", "[log]") {
   const std::string path = temp_path("run_time.log");
-  removed_on_exit cleanup{path};
+  removed_on_exit cleanup{{path}};
   log_printer_registry reg;
   log_command_options o;
   o.file = path;
@@ -404,7 +401,7 @@ TEST_CASE("log printer: a job run time whose end - start does not fit an i64", "
 TEST_CASE("log printer: a module-defined payload with its own printer", "[log]") {
   // A module with its own record layout: u64 record id, u32 value, then text.
   const std::string path = temp_path("custom.log");
-  removed_on_exit cleanup{path};
+  removed_on_exit cleanup{{path}};
   log_core core;
   core.register_module("CUSTOM", 50, 2, 1 << 16);
   const auto id = core.lookup_id("/dev/shm/seg");

@@ -14,40 +14,25 @@
 #include "log/log_counters.hpp"
 #include "log/log_reader.hpp"
 #include "log/log_writer.hpp"
+#include "tests/log_test_files.hpp"
 
 using namespace perfdm;
 
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return "/tmp/perfdm_log_partial_test_" + std::to_string(::getpid()) + "_" + name;
+  return log_test::temp_path("log_partial_test", name);
 }
 
-struct removed_on_exit {
-  std::vector<std::string> paths;
-  ~removed_on_exit() {
-    for (const auto& p : paths) {
-      std::remove(p.c_str());
-      std::remove((p + ".partial").c_str());
-    }
-  }
-};
+using log_test::removed_on_exit;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+using log_test::slurp;
+
+using log_test::spit;
+
+bool exists(const std::string& path) {
+  return ::access(path.c_str(), F_OK) == 0;
 }
-
-// Unlinks first: on ext4, truncating a file holding data forces it to disk (auto_da_alloc).
-void spit(const std::string& path, const std::string& bytes) {
-  std::remove(path.c_str());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 struct run_result {
   int rc;
@@ -113,8 +98,10 @@ TEST_CASE("log partial: the writer writes NAME.partial and renames it when compl
   CHECK(r.regions().size() == 2);  // room for 3, 2 used
 }
 
-TEST_CASE("log partial: a crash mid-region leaves a .partial readable up to its last complete "
-          "region", "[log]") {
+TEST_CASE(
+    "log partial: a crash mid-region leaves a .partial readable up to its last complete "
+    "region",
+    "[log]") {
   const std::string path = temp_path("crash.log");
   removed_on_exit cleanup{{path}};
   {
@@ -236,8 +223,7 @@ TEST_CASE("log partial: a CRC mismatch in an incomplete log stops reading there"
   CHECK(rows_of(res.out).size() == 30);
 }
 
-TEST_CASE("log partial: a module out of memory is marked partial, shown only when asked",
-          "[log]") {
+TEST_CASE("log partial: a module out of memory is marked partial, shown only when asked", "[log]") {
   const std::string path = temp_path("oom.log");
   removed_on_exit cleanup{{path}};
   log_core_options o;

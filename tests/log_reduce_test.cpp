@@ -20,6 +20,7 @@
 #include "log/log_core.hpp"
 #include "log/log_counters.hpp"
 #include "log/log_reader.hpp"
+#include "tests/log_test_files.hpp"
 
 using namespace perfdm;
 
@@ -28,20 +29,10 @@ namespace {
 constexpr std::uint32_t posix_id = 16;
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("perfdm_log_reduce_test_" + std::to_string(::getpid()) + "_" + name))
-      .string();
+  return log_test::temp_path("log_reduce_test", name);
 }
 
-struct removed_on_exit {
-  std::vector<std::string> paths;
-  ~removed_on_exit() {
-    for (const auto& p : paths) {
-      std::remove(p.c_str());
-      std::remove((p + ".partial").c_str());
-    }
-  }
-};
+using log_test::removed_on_exit;
 
 std::vector<std::uint8_t> counters_record(std::uint64_t id, const std::vector<log_counter>& cs) {
   std::vector<std::uint8_t> r;
