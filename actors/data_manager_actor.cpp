@@ -291,6 +291,21 @@ class data_manager : public caf::event_based_actor {
         std::move(done), rp);
   }
 
+  // Sends one state change to an MI, mirrors its summary, and passes `then` the MI as the
+  // summary describes it (taken before a deletion drops the entry). An error answer (D4)
+  // goes to the client unchanged.
+  void change_mi(mi_handle h, caf::message msg, caf::response_promise rp,
+                 std::function<void(const mi_info&)> then) {
+    request(find_mi(h)->actor, caf::infinite, std::move(msg))
+        .await(
+            [=](mi_summary& s) {
+              auto described = describe(h, *find_mi(h), s);
+              update(h, s);
+              then(described);
+            },
+            [=](caf::error& e) mutable { rp.deliver(e); });
+  }
+
   // Asks the sampling-interval controller to apply a rule; it announces any change to
   // the streams before it answers.
   void apply_interval_rule(caf::message msg, continuation done) {
@@ -399,12 +414,10 @@ class data_manager : public caf::event_based_actor {
       pairs_.emplace(key, h);
     }
     mi_enable msg{x.stream, streams_[x.stream], type, x.flags, bases()};
-    await_mis({h}, caf::make_message(msg), [=] {
-      apply_interval_rule(caf::make_message(si_enable{type, before, view()}), [=] {
-        auto* e = find_mi(h);
-        finish(rp, caf::make_message(describe(h, *e, e->summary)));
-      });
-    }, rp);
+    change_mi(h, caf::make_message(msg), rp, [=](const mi_info& described) {
+      apply_interval_rule(caf::make_message(si_enable{type, before, view()}),
+                          [=] { finish(rp, caf::make_message(described)); });
+    });
     return rp;
   }
 
@@ -414,16 +427,11 @@ class data_manager : public caf::event_based_actor {
     auto rp = make_response_promise();
     auto before = view();
     auto h = x.mi;
-    auto described = std::make_shared<mi_info>();
-    request(find_mi(h)->actor, caf::infinite, mi_disable{x.stream, x.phase})
-        .await(
-            [=](mi_summary& s) mutable {
-              *described = describe(h, *find_mi(h), s);  // before a deletion drops the entry
-              update(h, s);
-              apply_interval_rule(caf::make_message(si_disable{before, view()}),
-                                  [=] { finish(rp, caf::make_message(*described)); });
-            },
-            [=](caf::error& e) mutable { rp.deliver(e); });
+    change_mi(h, caf::make_message(mi_disable{x.stream, x.phase}), rp,
+              [=](const mi_info& described) {
+                apply_interval_rule(caf::make_message(si_disable{before, view()}),
+                                    [=] { finish(rp, caf::make_message(described)); });
+              });
     return rp;
   }
 
@@ -431,14 +439,8 @@ class data_manager : public caf::event_based_actor {
     if (auto err = check_mi(x.mi)) return fail(*err);
     auto rp = make_response_promise();
     auto h = x.mi;
-    request(find_mi(h)->actor, caf::infinite, mi_flags{x.named, x.set})
-        .await(
-            [=](mi_summary& s) mutable {
-              auto described = describe(h, *find_mi(h), s);  // before a deletion (P5) drops it
-              update(h, s);
-              finish(rp, caf::make_message(described));
-            },
-            [=](caf::error& e) mutable { rp.deliver(e); });
+    change_mi(h, caf::make_message(mi_flags{x.named, x.set}), rp,
+              [=](const mi_info& described) { finish(rp, caf::make_message(described)); });
     return rp;
   }
 
