@@ -7,6 +7,9 @@ set -euo pipefail
 # readable sanitizer reports): scripts/fuzz.sh.
 packages=(g++ cmake make libcaf-dev libboost-dev librapidxml-dev catch2 zlib1g-dev
           libcli11-dev libbenchmark-dev clang libclang-rt-14-dev llvm-14)
+# Frames (docs/FRAMES.md): libelf/libdw read executables' symbols; elfutils for eu-stack;
+# LTTng-UST and lttng-tools are the frame-writing benchmark's peer.
+packages+=(libelf-dev libdw-dev elfutils liblttng-ust-dev lttng-tools)
 
 missing=()
 for p in "${packages[@]}"; do
