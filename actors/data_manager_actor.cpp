@@ -17,6 +17,7 @@
 #include "actors/phase_manager_actor.hpp"
 #include "actors/sampling_interval_actor.hpp"
 #include "messages/dm_error.hpp"
+#include "messages/source_messages.hpp"
 
 namespace perfdm {
 
@@ -58,6 +59,9 @@ class data_manager : public caf::event_based_actor {
     phase_manager_ = spawn<caf::linked>(phase_manager_actor);
     interval_actor_ = spawn<caf::linked>(sampling_interval_actor);
     add_resource("/");  // the root of every focus, resource 0
+    set_down_handler([=](caf::down_msg& x) {
+      sources_.erase(std::remove(sources_.begin(), sources_.end(), x.source), sources_.end());
+    });
     return {
       [=](define_metric& x) { return answer(on_define_metric(x)); },
       [=](define_resource& x) { return answer(on_define_resource(x)); },
@@ -71,9 +75,15 @@ class data_manager : public caf::event_based_actor {
       [=](disable_request& x) { return on_disable(x); },
       [=](flags_request& x) { return on_flags(x); },
       [=](start_phase& x) { return on_start_phase(x); },
-      [=](samples_request& x) { return on_samples(x); },
+      [=](samples_request& x) { return on_samples(x.samples, true); },
       [=](data_request& x) { return on_data(x); },
       [=](status_query) { return on_status(); },
+      [=](source_register& x) { on_source_register(x.source); },
+      [=](source_unregister& x) {
+        demonitor(x.source);
+        sources_.erase(std::remove(sources_.begin(), sources_.end(), x.source), sources_.end());
+      },
+      [=](source_samples& x) { return on_samples(x.samples, false); },
     };
   }
 
@@ -316,8 +326,10 @@ class data_manager : public caf::event_based_actor {
         });
   }
 
-  // T2: every stream delivers what it buffered, then the request is answered.
+  // T2: every stream delivers what it buffered, then the request is answered. The sources
+  // hear of any change the request made to what is collecting or to the interval first.
   void finish(caf::response_promise rp, caf::message reply) {
+    notify_sources();
     if (streams_.empty()) {
       rp.deliver(std::move(reply));
       return;
@@ -344,6 +356,49 @@ class data_manager : public caf::event_based_actor {
     auto rp = make_response_promise();
     rp.deliver(std::move(e));
     return rp;
+  }
+
+  // ---------------------------------------------------------------- data sources
+
+  source_update collection_set() const {
+    source_update u;
+    u.interval = to_seconds(interval_);
+    for (std::size_t i = 0; i < mis_.size(); ++i) {
+      auto& e = mis_[i];
+      if (!e || !e->summary.collecting) continue;
+      collecting_mi c{mi_handle{i}, metrics_[e->metric.id].name, {}};
+      auto& focus = foci_[e->focus.id];
+      for (std::size_t b = 0; b <= focus.size();) {
+        auto comma = std::min(focus.find(',', b), focus.size());
+        c.focus.push_back(focus.substr(b, comma - b));
+        b = comma + 1;
+      }
+      u.mis.push_back(std::move(c));
+    }
+    return u;
+  }
+
+  // Every change to the collecting set or the interval reaches every source (S1-S5).
+  void notify_sources() {
+    if (sources_.empty()) return;
+    auto u = collection_set();
+    auto same = [](const source_update& a, const source_update& b) {
+      if (a.interval != b.interval || a.mis.size() != b.mis.size()) return false;
+      for (std::size_t i = 0; i < a.mis.size(); ++i)
+        if (a.mis[i].mi != b.mis[i].mi) return false;  // an MI's metric and focus never change
+      return true;
+    };
+    if (same(u, last_update_)) return;
+    for (auto& s : sources_) send(s, u);
+    last_update_ = std::move(u);
+  }
+
+  void on_source_register(const caf::actor& source) {
+    if (!source || std::find(sources_.begin(), sources_.end(), source) != sources_.end()) return;
+    monitor(source);
+    sources_.push_back(source);
+    last_update_ = collection_set();
+    send(source, last_update_);
   }
 
   // ---------------------------------------------------------------- streams (T1-T3)
@@ -466,14 +521,16 @@ class data_manager : public caf::event_based_actor {
 
   // ---------------------------------------------------------------- samples and folds
 
-  caf::response_promise on_samples(samples_request& x) {
-    // Nothing is applied when one sample is invalid or names an MI that does not exist (H4).
-    for (auto& s : x.samples) {
-      if (auto err = check_mi(s.mi)) return fail(*err);
+  // Nothing is applied when one sample is invalid or (strict) names an MI that does not
+  // exist (H4). A source's samples (not strict) for a deleted MI are dropped and counted.
+  caf::response_promise on_samples(std::vector<sample>& samples, bool strict) {
+    for (auto& s : samples) {
+      if (strict)
+        if (auto err = check_mi(s.mi)) return fail(*err);
       if (auto err = check_sample(s)) return fail(*err);
     }
     auto job = std::make_shared<samples_job>();
-    job->samples = std::move(x.samples);
+    job->samples = std::move(samples);
     job->rp = make_response_promise();
     run_samples(job);
     return job->rp;
@@ -615,6 +672,8 @@ class data_manager : public caf::event_based_actor {
   std::uint64_t next_stream_ = 0;
   std::size_t live_mis_ = 0;            // entries of mis_ that are not empty
   std::size_t current_histograms_ = 0;  // live MIs with a current-phase histogram
+  std::vector<caf::actor> sources_;     // registered data sources, monitored
+  source_update last_update_;           // what the sources were told last
 
   phase_handle current_phase_{0};
   std::uint64_t next_phase_ = 1;

@@ -2,6 +2,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/source_messages.hpp"
 
 namespace perfdm {
 
@@ -55,6 +56,12 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(samplerate_event);
   PERFDM_REGISTER(new_metric_event);
   PERFDM_REGISTER(new_resource_event);
+  PERFDM_REGISTER(collecting_mi);
+  PERFDM_REGISTER(std::vector<collecting_mi>);
+  PERFDM_REGISTER(source_update);
+  PERFDM_REGISTER(source_register);
+  PERFDM_REGISTER(source_unregister);
+  PERFDM_REGISTER(source_samples);
 #undef PERFDM_REGISTER
   cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
                                                const caf::message& ctx) {

@@ -1,0 +1,55 @@
+// The vocabulary between the data manager and its data sources: the frame ingest actors of
+// attached processes today, per-node daemons later. A source learns which metric instances
+// are collecting and at what sampling interval (rules S1-S5: "every change is sent to the data
+// sources"), and sends batched samples. Pairs nobody enabled are never in the set, so a
+// source spends nothing on them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+
+#include "messages/dm_messages.hpp"
+#include "messages/inspect_macros.hpp"
+
+namespace perfdm {
+
+// One metric instance that is collecting: its metric's name and its focus, as resource names
+// ("/" alone for the whole program).
+struct collecting_mi {
+  mi_handle mi;
+  std::string metric;
+  std::vector<std::string> focus;
+};
+
+// What every source must know; sent on registration and whenever it changes.
+struct source_update {
+  double interval = 0;  // seconds, the sampling interval of the SI controller
+  std::vector<collecting_mi> mis;
+};
+
+// A source registers with the data manager (which monitors it) and gets a source_update now
+// and after every change; unregistering (or terminating) ends that.
+struct source_register {
+  caf::actor source;
+};
+struct source_unregister {
+  caf::actor source;
+};
+
+// Samples from a source. Unlike SAMPLES from a front end, a sample for a metric instance that
+// was deleted after the source last heard of it is dropped and counted, not refused: the
+// source acted on a set that changed under it. Reply: samples_ack.
+struct source_samples {
+  std::vector<sample> samples;
+};
+
+PERFDM_INSPECT(collecting_mi, x.mi, x.metric, x.focus)
+PERFDM_INSPECT(source_update, x.interval, x.mis)
+PERFDM_INSPECT(source_register, x.source)
+PERFDM_INSPECT(source_unregister, x.source)
+PERFDM_INSPECT(source_samples, x.samples)
+
+}  // namespace perfdm
