@@ -1,0 +1,144 @@
+#include "shm/frame_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "shm/shm_error.hpp"
+
+namespace perfdm::shm {
+
+namespace {
+
+// Opens /dev/shm/<name> read-only; the name is one path component.
+int open_segment(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+    throw shm_error("'" + name + "' is not a segment name (perfdm.<pid>.<handle>)");
+  const std::string path = "/" + name;
+  const int fd = ::shm_open(path.c_str(), O_RDONLY, 0);
+  if (fd < 0) {
+    const int e = errno;
+    throw shm_error("cannot open the segment " + name + ": " +
+                    (e == ENOENT ? std::string("no such segment") : std::string(strerror(e))));
+  }
+  return fd;
+}
+
+}  // namespace
+
+frame_reader::frame_reader(const std::string& segment_name)
+    : name_(segment_name), clock_(format::clock_monotonic) {
+  const int fd = open_segment(name_);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw shm_error("cannot read the size of the segment " + name_);
+  }
+  map_size_ = static_cast<std::size_t>(st.st_size);
+  auto bad = [&](const std::string& why) -> shm_error {
+    return shm_error("the segment " + name_ + " is not a valid frames segment: " + why);
+  };
+  if (map_size_ < format::page) {
+    ::close(fd);
+    throw bad("it holds " + std::to_string(map_size_) + " bytes, less than a header");
+  }
+  map_ = ::mmap(nullptr, map_size_, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    throw shm_error("cannot map the segment " + name_ + ": " + strerror(errno));
+  }
+  try {
+    // The header is copied before it is checked: the writer updates its last words.
+    format::header h;
+    std::memcpy(&h, map_, sizeof h);
+    header_ = static_cast<const format::header*>(map_);
+    if (std::memcmp(h.magic, format::magic, sizeof h.magic) != 0) throw bad("wrong magic");
+    if (h.version != format::version)
+      throw bad("format version " + std::to_string(h.version) + ", expected " +
+                std::to_string(format::version));
+    if (h.header_size < format::page || h.header_size % format::page != 0 ||
+        h.header_size > map_size_)
+      throw bad("header size " + std::to_string(h.header_size) + " does not fit the segment");
+    if (h.descriptor_size > h.header_size - format::descriptor_offset - 1)
+      throw bad("descriptor size " + std::to_string(h.descriptor_size) + " exceeds the header");
+    const char* text = static_cast<const char*>(map_) + format::descriptor_offset;
+    if (text[h.descriptor_size] != '\0') throw bad("the descriptor is not NUL-terminated");
+    const std::string_view descriptor(text, h.descriptor_size);
+    try {
+      layout_ = parse_layout_descriptor(descriptor);
+    } catch (const schema_error& e) {
+      throw bad(e.what());
+    }
+    if (layout_hash(descriptor) != h.layout_hash) throw bad("the layout hash does not match");
+    if (h.frame_size != layout_.size)
+      throw bad("frame size " + std::to_string(h.frame_size) + ", the layout says " +
+                std::to_string(layout_.size));
+    if (h.lane_count == 0 || h.lane_count > format::max_lanes)
+      throw bad("lane count " + std::to_string(h.lane_count));
+    if (h.lane_capacity == 0 || h.lane_capacity > format::max_capacity ||
+        (h.lane_capacity & (h.lane_capacity - 1)) != 0)
+      throw bad("lane capacity " + std::to_string(h.lane_capacity) + " is not a power of two");
+    if (h.clock != format::clock_monotonic && h.clock != format::clock_tsc)
+      throw bad("unknown clock " + std::to_string(h.clock));
+    frame_size_ = h.frame_size;
+    lanes_ = h.lane_count;
+    capacity_ = h.lane_capacity;
+    stride_ = format::lane_stride(frame_size_, capacity_);
+    const std::uint64_t needed = h.header_size + std::uint64_t(lanes_) * stride_;
+    if (needed > map_size_)
+      throw bad("its lanes need " + std::to_string(needed) + " bytes, it holds " +
+                std::to_string(map_size_));
+    lanes_base_ = static_cast<const std::byte*>(map_) + h.header_size;
+    next_.assign(lanes_, 0);
+    buffer_.resize(frame_size_);
+    clock_ = frame_clock(h.clock);
+  } catch (...) {
+    ::munmap(map_, map_size_);
+    map_ = nullptr;
+    throw;
+  }
+}
+
+frame_reader::~frame_reader() {
+  if (map_) ::munmap(map_, map_size_);
+}
+
+void frame_reader::writer_gone() {
+  if (gone_) return;
+  gone_ = true;
+  const std::uint64_t mask = capacity_ - 1;
+  for (std::uint32_t l = 0; l < lanes_; ++l) {
+    const std::byte* base = lane(l);
+    const std::uint64_t head = load_acquire(base + format::lane_head);
+    const std::byte* slot = base + format::lane_slots + (head & mask) * frame_size_;
+    const std::uint64_t seq = load_acquire(slot);
+    // Begun (WRITING mark) or written but not published in head: never committed.
+    if (seq == (format::writing_bit | (head + 1)) || seq == head + 1) ++counts_.torn;
+  }
+}
+
+frame_reader::counts frame_reader::counters() const {
+  counts c = counts_;
+  c.no_lane_drops = __atomic_load_n(&header_->no_lane_drops, __ATOMIC_RELAXED);
+  return c;
+}
+
+int frame_reader::writer_state() const {
+  return static_cast<int>(__atomic_load_n(&header_->writer_state, __ATOMIC_ACQUIRE));
+}
+
+int frame_reader::writer_pid() const { return __atomic_load_n(&header_->writer_pid, __ATOMIC_ACQUIRE); }
+
+int frame_reader::target_pid() const { return header_->target_pid; }
+
+std::uint64_t frame_reader::committed() const {
+  std::uint64_t sum = 0;
+  for (std::uint32_t l = 0; l < lanes_; ++l) sum += load_acquire(lane(l) + format::lane_head);
+  return sum;
+}
+
+}  // namespace perfdm::shm
