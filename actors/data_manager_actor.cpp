@@ -15,6 +15,7 @@
 #include "actors/internal_messages.hpp"
 #include "actors/metric_instance_actor.hpp"
 #include "actors/phase_manager_actor.hpp"
+#include "actors/process_registry_actor.hpp"
 #include "actors/sampling_interval_actor.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/source_messages.hpp"
@@ -58,6 +59,10 @@ class data_manager : public caf::event_based_actor {
   caf::behavior make_behavior() override {
     phase_manager_ = spawn<caf::linked>(phase_manager_actor);
     interval_actor_ = spawn<caf::linked>(sampling_interval_actor);
+    ingest_options io;
+    io.origin_monotonic_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 clock_start_.time_since_epoch()).count();  // steady = MONOTONIC
+    registry_ = spawn<caf::linked>(process_registry_actor, caf::actor_cast<caf::actor>(this), io);
     add_resource("/");  // the root of every focus, resource 0
     set_down_handler([=](caf::down_msg& x) {
       sources_.erase(std::remove(sources_.begin(), sources_.end(), x.source), sources_.end());
@@ -84,6 +89,10 @@ class data_manager : public caf::event_based_actor {
         sources_.erase(std::remove(sources_.begin(), sources_.end(), x.source), sources_.end());
       },
       [=](source_samples& x) { return on_samples(x.samples, false); },
+      [=](attach_request& x) { return delegate(registry_, x); },
+      [=](detach_request& x) { return delegate(registry_, x); },
+      [=](list_processes& x) { return delegate(registry_, x); },
+      [=](frames_stats_query& x) { return delegate(registry_, x); },
     };
   }
 
@@ -659,6 +668,7 @@ class data_manager : public caf::event_based_actor {
   std::chrono::steady_clock::time_point clock_start_;
   caf::actor phase_manager_;
   caf::actor interval_actor_;
+  caf::actor registry_;  // observed processes and their frame ingest actors
 
   std::vector<metric_info> metrics_;
   std::unordered_map<std::string, metric_handle> metric_names_;

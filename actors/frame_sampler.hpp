@@ -22,19 +22,13 @@
 #include <vector>
 
 #include "messages/dm_messages.hpp"
+#include "messages/process_messages.hpp"
 #include "messages/source_messages.hpp"
 #include "actors/histogram.hpp"
 #include "messages/time.hpp"
 #include "shm/layout.hpp"
 
 namespace perfdm {
-
-// The summary of one numeric field over every frame read.
-struct field_summary {
-  std::string name;
-  std::uint64_t count = 0;
-  double min = 0, max = 0, sum = 0;
-};
 
 class frame_sampler {
  public:

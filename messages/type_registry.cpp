@@ -2,6 +2,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_messages.hpp"
 #include "messages/source_messages.hpp"
 
 namespace perfdm {
@@ -62,6 +63,15 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(source_register);
   PERFDM_REGISTER(source_unregister);
   PERFDM_REGISTER(source_samples);
+  PERFDM_REGISTER(attach_request);
+  PERFDM_REGISTER(detach_request);
+  PERFDM_REGISTER(list_processes);
+  PERFDM_REGISTER(process_info);
+  PERFDM_REGISTER(process_list);
+  PERFDM_REGISTER(field_summary);
+  PERFDM_REGISTER(frame_type_stats);
+  PERFDM_REGISTER(frames_stats_query);
+  PERFDM_REGISTER(frames_stats);
 #undef PERFDM_REGISTER
   cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
                                                const caf::message& ctx) {

@@ -1,0 +1,194 @@
+#include "actors/frame_ingest_actor.hpp"
+
+#include <memory>
+#include <vector>
+
+#include <caf/stateful_actor.hpp>
+
+#include "actors/frame_sampler.hpp"
+#include "messages/dm_messages.hpp"
+#include "messages/source_messages.hpp"
+#include "shm/frame_reader.hpp"
+#include "shm/process_memory.hpp"
+#include "shm/segment.hpp"
+#include "shm/segment_format.hpp"
+
+namespace perfdm {
+
+std::string process_resource(const std::string& name, int pid) {
+  return "/Process/" + name + "{" + std::to_string(pid) + "}";
+}
+
+namespace {
+
+struct frame_type {
+  std::unique_ptr<shm::frame_reader> reader;
+  std::unique_ptr<frame_sampler> sampler;
+  std::string segment;
+  bool name_removed = false;
+};
+
+using tick_atom = caf::atom_constant<caf::atom("ingtick")>;
+using detach_timeout_atom = caf::atom_constant<caf::atom("ingdetach")>;
+
+}  // namespace
+
+struct ingest_state {
+  caf::actor dm;
+  shm::attachment attached;
+  ingest_options options;
+  std::string resource;
+  std::vector<frame_type> types;
+  std::uint64_t dropped = 0;  // samples the data manager dropped (MIs deleted meanwhile)
+  bool detaching = false;
+  static inline const char* name = "frame_ingest";
+
+  time_ns engine_now() const { return shm::monotonic_now_ns() - options.origin_monotonic_ns; }
+
+  // Reads every committed frame; returns how many.
+  std::size_t poll() {
+    std::size_t n = 0;
+    for (auto& t : types)
+      n += t.reader->poll([&](const std::byte* frame, std::int64_t mono) {
+        t.sampler->add(frame, mono - options.origin_monotonic_ns);
+      });
+    return n;
+  }
+
+  // The segment's name can go once the writer mapped it: a crash of either side then leaves
+  // nothing in /dev/shm.
+  void remove_names_once_mapped() {
+    for (auto& t : types)
+      if (!t.name_removed && t.reader->writer_state() != shm::format::writer_waiting) {
+        shm::segment::remove(t.segment);
+        t.name_removed = true;
+      }
+  }
+
+  std::vector<sample> flush(time_ns until) {
+    std::vector<sample> out;
+    for (auto& t : types) t.sampler->flush(until, out);
+    return out;
+  }
+
+  std::vector<frame_type_stats> stats() const {
+    std::vector<frame_type_stats> out;
+    for (auto& t : types) {
+      auto c = t.reader->counters();
+      out.push_back(frame_type_stats{attached.pid, resource, t.reader->layout().struct_name,
+                                     c.read, c.lost, c.torn, t.sampler->late_frames(),
+                                     c.no_lane_drops, t.sampler->summaries()});
+    }
+    return out;
+  }
+
+  void remove_names() {
+    for (auto& t : types)
+      if (!t.name_removed) {
+        shm::segment::remove(t.segment);
+        t.name_removed = true;
+      }
+  }
+};
+
+caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::actor dm,
+                                 caf::actor registry, shm::attachment attached,
+                                 ingest_options options) {
+  auto& st = self->state;
+  st.dm = dm;
+  st.options = options;
+  st.resource = process_resource(attached.name, attached.pid);
+  for (auto& f : attached.frames) {
+    frame_type t;
+    t.segment = f.segment;
+    t.reader = std::make_unique<shm::frame_reader>(f.segment);
+    t.sampler = std::make_unique<frame_sampler>(t.reader->layout(),
+                                                st.resource + "/" + f.struct_name);
+    st.types.push_back(std::move(t));
+  }
+  st.attached = std::move(attached);
+
+  // Resources and metrics first, then the source registration: the data manager handles
+  // its mailbox in order, so they exist before the first collection set arrives.
+  for (auto& t : st.types) {
+    self->send(dm, define_resource{t.sampler->resource()});
+    for (auto& f : t.sampler->layout().fields) {
+      auto style = f.kind == shm::field_kind::counter ? metric_style::counter
+                   : f.kind == shm::field_kind::sampled ? metric_style::sampled
+                                                        : metric_style{};
+      if (f.kind == shm::field_kind::counter || f.kind == shm::field_kind::sampled)
+        self->send(dm, define_metric{t.sampler->metric_of(f), style, f.units});
+    }
+  }
+  self->send(dm, source_register{caf::actor_cast<caf::actor>(self)});
+  self->monitor(dm);
+  self->set_down_handler([=](caf::down_msg&) { self->quit(); });
+  self->send(self, tick_atom::value);
+
+  // Sends the samples of every interval that ended before `until`.
+  auto send_samples = [=](time_ns until) {
+    auto out = self->state.flush(until);
+    if (out.empty()) return;
+    self->request(self->state.dm, caf::infinite, source_samples{std::move(out)})
+        .then([=](samples_ack& a) { self->state.dropped += a.dropped; });
+  };
+  // The writer is gone (exited, or released the segment after a detach): read the rest,
+  // count torn frames, send every interval, and stop.
+  auto finish = [=] {
+    auto& s = self->state;
+    while (s.poll() > 0) {
+    }
+    for (auto& t : s.types) t.reader->writer_gone();
+    send_samples(std::numeric_limits<time_ns>::max());
+    s.remove_names();
+    self->send(registry, frames_stats{s.stats()});  // the log keeps the frames of ended processes
+    self->send(s.dm, source_unregister{caf::actor_cast<caf::actor>(self)});
+    self->quit();
+  };
+
+  return {
+    [=](source_update& u) {
+      for (auto& t : self->state.types) {
+        t.sampler->set_interval(to_ns(u.interval));
+        t.sampler->set_collecting(u.mis);
+      }
+    },
+    [=](tick_atom) {
+      auto& s = self->state;
+      auto read = s.poll();
+      s.remove_names_once_mapped();
+      send_samples(s.engine_now() - s.options.flush_delay);
+      bool released = s.detaching;
+      for (auto& t : s.types)
+        released = released && t.reader->writer_state() == shm::format::writer_released;
+      if (!shm::process_exists(s.attached.pid) || released) return finish();
+      // A busy writer is read again at once, so a lane does not overflow between polls.
+      std::size_t capacity = 0;
+      for (auto& t : s.types) capacity += t.reader->lane_capacity();
+      if (read > capacity / 4)
+        self->send(self, tick_atom::value);
+      else
+        self->delayed_send(self, std::chrono::nanoseconds(s.options.poll_period), tick_atom::value);
+    },
+    [=](detach_request&) -> caf::result<process_info> {
+      auto& s = self->state;
+      try {
+        shm::detach(s.attached.pid);
+      } catch (const shm::attach_error& e) {
+        if (e.code != shm::attach_errc::no_such_process && e.code != shm::attach_errc::not_attached)
+          return caf::make_error(caf::sec::runtime_error, e.what());
+      }
+      s.detaching = true;
+      // The writer releases the segment at its next frame; one that writes no more frames is
+      // finished by the timeout below.
+      self->delayed_send(self, std::chrono::seconds(1), detach_timeout_atom::value);
+      process_info info{s.attached.pid, s.attached.name, s.attached.executable, s.resource, {}, false};
+      for (auto& f : s.attached.frames) info.frames.push_back(f.struct_name);
+      return info;
+    },
+    [=](detach_timeout_atom) { finish(); },
+    [=](frames_stats_query) { return frames_stats{self->state.stats()}; },
+  };
+}
+
+}  // namespace perfdm

@@ -1,0 +1,17 @@
+// The processes the engine observes. ATTACH writes handles into a running program's
+// generated frame types (shm/attach) and spawns its frame ingest actor; DETACH undoes it;
+// the list answers WHO-style queries; the frame statistics of every attached process feed
+// the log's frames module. The data manager forwards these requests here.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/event_based_actor.hpp>
+
+#include "actors/frame_ingest_actor.hpp"
+
+namespace perfdm {
+
+caf::behavior process_registry_actor(caf::stateful_actor<struct registry_state>* self,
+                                     caf::actor dm, ingest_options options);
+
+}  // namespace perfdm
