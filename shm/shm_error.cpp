@@ -10,6 +10,8 @@ const char* to_string(attach_errc code) {
     case attach_errc::schema_mismatch: return "schema mismatch";
     case attach_errc::segment_failed: return "segment failed";
     case attach_errc::not_attached: return "not attached";
+    case attach_errc::already_attached: return "already attached";
+    case attach_errc::memory_access: return "memory access failed";
   }
   return "unknown";
 }

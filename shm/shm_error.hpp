@@ -24,6 +24,8 @@ enum class attach_errc {
   schema_mismatch,  // the executable's layout differs from the schema asked for
   segment_failed,
   not_attached,
+  already_attached,  // the process's handle is already non-zero: another attach owns it
+  memory_access,     // the process's memory could not be read or written at that address
 };
 
 const char* to_string(attach_errc code);
