@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/dm_log_module.hpp"
+#include "cli/frames_commands.hpp"
 #include "cli/readable.hpp"
 #include "log/log_command.hpp"
 #include "cli/session.hpp"
@@ -139,7 +140,10 @@ int main(int argc, char** argv) {
   log->add_flag("--show-partial", log_options.show_partial,
                 "also print modules marked partial (they ran out of memory)");
 
+  perfdm::add_frames_commands(app);
+
   CLI11_PARSE(app, argc, argv);
+  if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
 
   perfdm::register_dm_log_printer();
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);

@@ -1,0 +1,144 @@
+#include "cli/frames_commands.hpp"
+
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "shm/codegen.hpp"
+#include "shm/frame_reader.hpp"
+#include "shm/shm_error.hpp"
+
+namespace perfdm {
+
+namespace {
+
+gen_command_options gen_options;
+read_command_options read_options;
+CLI::App* gen_app = nullptr;
+CLI::App* read_app = nullptr;
+
+volatile std::sig_atomic_t read_stop = 0;
+
+void on_read_stop(int) { read_stop = 1; }
+
+void install_read_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_read_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a closed output ends the read with an error instead
+}
+
+// Gone: no such process, or a zombie (exited, not yet reaped by its parent).
+bool process_gone(int pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() &&
+         (line[close + 2] == 'Z' || line[close + 2] == 'X');
+}
+
+std::string segment_name_of(const std::string& arg) {
+  const std::string dev_shm = "/dev/shm/";
+  return arg.compare(0, dev_shm.size(), dev_shm) == 0 ? arg.substr(dev_shm.size()) : arg;
+}
+
+}  // namespace
+
+void add_frames_commands(CLI::App& app) {
+  gen_app = app.add_subcommand(
+      "gen", "Generate the frames component (SCHEMA's <stem>_frames.h and <stem>_frames.cpp)");
+  gen_app->add_option("SCHEMA", gen_options.schema, "the schema: C struct declarations")
+      ->required();
+  gen_app->add_option("-o,--output", gen_options.out_dir, "the directory to write into");
+
+  read_app = app.add_subcommand(
+      "read", "Print the frames of a segment as tab-separated rows until Ctrl-C or SIGTERM");
+  read_app->add_option("SEGMENT", read_options.segment, "perfdm.<pid>.<handle> (/dev/shm/...)")
+      ->required();
+  read_app->add_option("--pid", read_options.pid,
+                       "stop once this process has exited and every frame is read");
+}
+
+int run_frames_commands() {
+  if (gen_app && *gen_app) return run_gen_command(gen_options, std::cerr);
+  if (read_app && *read_app) {
+    install_read_stop_handlers();
+    return run_read_command(read_options, stdout, std::cerr);
+  }
+  return -1;
+}
+
+int run_gen_command(const gen_command_options& o, std::ostream& err) {
+  try {
+    for (const auto& path : shm::write_frames_code(o.schema, o.out_dir))
+      err << "perfdm gen: wrote " << path << '\n';
+    return 0;
+  } catch (const shm::schema_error& e) {
+    err << e.what() << '\n';  // file:line:col: reason, as compilers print
+  } catch (const std::exception& e) {
+    err << "perfdm gen: " << e.what() << '\n';
+  }
+  return 1;
+}
+
+int run_read_command(const read_command_options& o, std::FILE* out, std::ostream& err) {
+  try {
+    shm::frame_reader reader(segment_name_of(o.segment));
+    const auto& layout = reader.layout();
+    std::string row = "seq\ttime_ns\tlane";
+    for (std::size_t i = 2; i < layout.fields.size(); ++i)
+      row += "\t" + layout.struct_name + "." + layout.fields[i].name;
+    row += '\n';
+    bool output_failed = std::fputs(row.c_str(), out) < 0;
+    auto print = [&](const std::byte* frame, std::int64_t ns, std::uint32_t lane) {
+      row = shm::field_text(layout.fields[0], frame);
+      row += '\t';
+      row += std::to_string(ns);
+      row += '\t';
+      row += std::to_string(lane);
+      for (std::size_t i = 2; i < layout.fields.size(); ++i) {
+        row += '\t';
+        row += shm::field_text(layout.fields[i], frame);
+      }
+      row += '\n';
+      if (std::fwrite(row.data(), 1, row.size(), out) != row.size()) output_failed = true;
+    };
+    while (!read_stop && !output_failed) {
+      if (reader.poll_lanes(print) != 0) continue;
+      if (std::fflush(out) != 0) output_failed = true;
+      if (o.pid > 0 && process_gone(o.pid)) {
+        while (reader.poll_lanes(print) != 0) {
+        }
+        reader.writer_gone();
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    std::fflush(out);
+    const auto c = reader.counters();
+    err << "frames read " << c.read << ", lost " << c.lost << ", torn " << c.torn << '\n';
+    if (c.no_lane_drops)
+      err << "frames dropped for want of a free lane " << c.no_lane_drops << '\n';
+    if (output_failed) {
+      err << "perfdm read: cannot write the output\n";
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    err << "perfdm read: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace perfdm

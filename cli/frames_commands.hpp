@@ -1,0 +1,37 @@
+// `perfdm gen SCHEMA -o DIR` (writes the generated component) and `perfdm read SEGMENT`
+// (prints a segment's frames as text rows), docs/FRAMES.md. main.cpp adds them to its app
+// and, after parsing, runs the one chosen.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <iosfwd>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace perfdm {
+
+// Adds the `gen` and `read` subcommands to `app`.
+void add_frames_commands(CLI::App& app);
+
+// Runs the frames subcommand chosen on the command line: its exit code, or -1 when the
+// command line chose another subcommand.
+int run_frames_commands();
+
+struct gen_command_options {
+  std::string schema;  // SCHEMA
+  std::string out_dir = ".";  // -o DIR
+};
+int run_gen_command(const gen_command_options& o, std::ostream& err);
+
+struct read_command_options {
+  std::string segment;  // SEGMENT: perfdm.<pid>.<handle>, or /dev/shm/perfdm.<pid>.<handle>
+  int pid = 0;          // --pid: stop once this process has exited and the ring is drained
+};
+// Prints a header line, then one tab-separated row per frame (seq, time_ns, lane, fields)
+// to `out` until SIGINT or SIGTERM, or with a pid until that process is gone; then
+// "frames read N, lost N, torn N" to `err`.
+int run_read_command(const read_command_options& o, std::FILE* out, std::ostream& err);
+
+}  // namespace perfdm

@@ -1,0 +1,32 @@
+// The generated component (docs/FRAMES.md §3): a header for C and C++ and a C++17 source
+// that an observed program compiles and links. Pure text generation, no I/O but in
+// write_generated.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "shm/layout.hpp"
+
+namespace perfdm::shm {
+
+struct generated_files {
+  std::string header_name;  // <stem>_frames.h
+  std::string header;
+  std::string source_name;  // <stem>_frames.cpp
+  std::string source;
+};
+
+// `schema_name` only appears in the files' first comment.
+generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
+                                     const std::string& stem, const std::string& schema_name);
+
+// The stem of a schema path: its file name without the extension ("a/demo.frames" -> "demo").
+std::string schema_stem(const std::string& schema_path);
+
+// Parses the schema and writes both files into out_dir (created if missing); returns their
+// paths. Throws schema_error for the schema, std::runtime_error for the files.
+std::vector<std::string> write_frames_code(const std::string& schema_path,
+                                           const std::string& out_dir);
+
+}  // namespace perfdm::shm
