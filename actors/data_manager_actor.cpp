@@ -62,8 +62,11 @@ class data_manager : public caf::event_based_actor {
     ingest_options io;
     io.origin_monotonic_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                  clock_start_.time_since_epoch()).count();  // steady = MONOTONIC
-    registry_ = spawn<caf::linked>(process_registry_actor, caf::actor_cast<caf::actor>(this), io);
+    registry_ = spawn_process_registry(this, io);
     add_resource("/");  // the root of every focus, resource 0
+    // A stray error message (a client answering what was no request) must not take the
+    // engine down; the DM's own requests all go to linked actors, whose failure ends it anyway.
+    set_error_handler([](caf::error&) {});
     set_down_handler([=](caf::down_msg& x) {
       sources_.erase(std::remove(sources_.begin(), sources_.end(), x.source), sources_.end());
     });

@@ -31,6 +31,7 @@ struct frame_type {
 using tick_atom = caf::atom_constant<caf::atom("ingtick")>;
 using detach_timeout_atom = caf::atom_constant<caf::atom("ingdetach")>;
 
+
 }  // namespace
 
 struct ingest_state {
@@ -91,6 +92,8 @@ struct ingest_state {
   }
 };
 
+namespace {
+
 caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::actor dm,
                                  caf::actor registry, shm::attachment attached,
                                  ingest_options options) {
@@ -108,22 +111,8 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
   }
   st.attached = std::move(attached);
 
-  // Resources and metrics first, then the source registration: the data manager handles
-  // its mailbox in order, so they exist before the first collection set arrives.
-  for (auto& t : st.types) {
-    self->send(dm, define_resource{t.sampler->resource()});
-    for (auto& f : t.sampler->layout().fields) {
-      auto style = f.kind == shm::field_kind::counter ? metric_style::counter
-                   : f.kind == shm::field_kind::sampled ? metric_style::sampled
-                                                        : metric_style{};
-      if (f.kind == shm::field_kind::counter || f.kind == shm::field_kind::sampled)
-        self->send(dm, define_metric{t.sampler->metric_of(f), style, f.units});
-    }
-  }
-  self->send(dm, source_register{caf::actor_cast<caf::actor>(self)});
   self->monitor(dm);
   self->set_down_handler([=](caf::down_msg&) { self->quit(); });
-  self->send(self, tick_atom::value);
 
   // Sends the samples of every interval that ended before `until`.
   auto send_samples = [=](time_ns until) {
@@ -147,6 +136,48 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
   };
 
   return {
+    // Defines the process's resources and metrics, registers as a data source and starts
+    // reading; answers once the data manager knows them all, so ATTACH's reply means a
+    // front end can enable the frame types' metrics at once.
+    [=](ingest_start_atom) -> caf::result<ok_reply> {
+      auto rp = self->make_response_promise<ok_reply>();
+      auto& s = self->state;
+      std::vector<define_resource> resources;
+      std::vector<define_metric> metrics;
+      for (auto& t : s.types) {
+        resources.push_back(define_resource{t.sampler->resource()});
+        for (auto& f : t.sampler->layout().fields)
+          if (f.kind == shm::field_kind::counter || f.kind == shm::field_kind::sampled)
+            metrics.push_back(define_metric{t.sampler->metric_of(f),
+                                            f.kind == shm::field_kind::counter
+                                                ? metric_style::counter
+                                                : metric_style::sampled,
+                                            f.units});
+      }
+      auto left = std::make_shared<std::size_t>(resources.size() + metrics.size());
+      auto failed = std::make_shared<bool>(false);
+      auto start = [=]() mutable {
+        self->send(self->state.dm, source_register{caf::actor_cast<caf::actor>(self)});
+        self->send(self, tick_atom::value);
+        rp.deliver(ok_reply{});
+      };
+      auto done = [=]() mutable {
+        if (--*left == 0 && !*failed) start();
+      };
+      // A metric of that name with another style, for one: the attach fails whole.
+      auto refused = [=](caf::error& e) mutable {
+        if (!*failed) rp.deliver(e);
+        *failed = true;
+      };
+      for (auto& r : resources)
+        self->request(s.dm, std::chrono::seconds(30), r)
+            .then([=](resource_info&) mutable { done(); }, refused);
+      for (auto& m : metrics)
+        self->request(s.dm, std::chrono::seconds(30), m)
+            .then([=](metric_info&) mutable { done(); }, refused);
+      if (*left == 0) start();
+      return rp;
+    },
     [=](source_update& u) {
       for (auto& t : self->state.types) {
         t.sampler->set_interval(to_ns(u.interval));
@@ -189,6 +220,14 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
     [=](detach_timeout_atom) { finish(); },
     [=](frames_stats_query) { return frames_stats{self->state.stats()}; },
   };
+}
+
+}  // namespace
+
+caf::actor spawn_frame_ingest(caf::event_based_actor* parent, caf::actor dm,
+                              shm::attachment attached, ingest_options options) {
+  return parent->spawn(frame_ingest_actor, std::move(dm), caf::actor_cast<caf::actor>(parent),
+                       std::move(attached), options);
 }
 
 }  // namespace perfdm

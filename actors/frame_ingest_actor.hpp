@@ -25,10 +25,15 @@ struct ingest_options {
   std::int64_t origin_monotonic_ns = 0;
 };
 
-// `registry` receives the final frames_stats when the actor ends.
-caf::behavior frame_ingest_actor(caf::stateful_actor<struct ingest_state>* self, caf::actor dm,
-                                 caf::actor registry, shm::attachment attached,
-                                 ingest_options options);
+// Asks a new ingest actor to define its resources and metrics and start reading; it answers
+// ok_reply once the data manager knows them (or the data manager's error).
+using ingest_start_atom = caf::atom_constant<caf::atom("ingstart")>;
+
+// Spawns the ingest actor of one attached process; `parent` (the process registry) monitors
+// it and receives its final frames_stats when it ends. Throws shm_error when a segment cannot
+// be read.
+caf::actor spawn_frame_ingest(caf::event_based_actor* parent, caf::actor dm,
+                              shm::attachment attached, ingest_options options);
 
 // The resource of a process: /Process/<name>{<pid>}.
 std::string process_resource(const std::string& name, int pid);

@@ -8,8 +8,10 @@
 #include <caf/stateful_actor.hpp>
 
 #include "messages/dm_error.hpp"
+#include "messages/dm_messages.hpp"
 #include "shm/layout.hpp"
 #include "shm/schema.hpp"
+#include "shm/attach.hpp"
 #include "shm/segment.hpp"
 
 namespace perfdm {
@@ -48,6 +50,8 @@ struct registry_state {
   static inline const char* name = "process_registry";
 };
 
+namespace {
+
 caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, caf::actor dm,
                                      ingest_options options) {
   self->set_down_handler([=](caf::down_msg& x) {
@@ -80,8 +84,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       }
       caf::actor ingest;
       try {
-        ingest = self->spawn(frame_ingest_actor, dm, caf::actor_cast<caf::actor>(self), attached,
-                             options);
+        ingest = spawn_frame_ingest(self, dm, attached, options);
       } catch (const std::exception& e) {
         try {
           shm::detach(x.pid);
@@ -95,9 +98,21 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                         process_resource(attached.name, attached.pid), {}, true};
       for (auto& f : attached.frames) info.frames.push_back(f.struct_name);
       st.processes[x.pid] = observed{info, ingest, {}};  // a new attach starts afresh
-      return info;
+      auto pid = x.pid;
+      auto rp = self->make_response_promise<process_info>();
+      self->request(ingest, std::chrono::seconds(60), ingest_start_atom::value)
+          .then([=](ok_reply) mutable { rp.deliver(info); },
+                [=](caf::error& e) mutable {
+                  self->send_exit(ingest, caf::exit_reason::user_shutdown);
+                  try {
+                    shm::detach(pid);
+                  } catch (const shm::attach_error&) {
+                  }
+                  rp.deliver(e);
+                });
+      return rp;
     },
-    [=](detach_request& x) -> caf::result<process_info> {
+    [=](detach_request& x) -> caf::result<caf::message> {
       auto i = self->state.processes.find(x.pid);
       if (i == self->state.processes.end() || !i->second.ingest)
         return make_dm_error(dm_error::unknown_target,
@@ -145,6 +160,12 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       return rp;
     },
   };
+}
+
+}  // namespace
+
+caf::actor spawn_process_registry(caf::event_based_actor* dm, ingest_options options) {
+  return dm->spawn<caf::linked>(process_registry_actor, caf::actor_cast<caf::actor>(dm), options);
 }
 
 }  // namespace perfdm

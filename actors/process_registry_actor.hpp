@@ -11,7 +11,8 @@
 
 namespace perfdm {
 
-caf::behavior process_registry_actor(caf::stateful_actor<struct registry_state>* self,
-                                     caf::actor dm, ingest_options options);
+// Spawned linked to the data manager, which forwards ATTACH, DETACH, the process list and
+// the frame statistics queries.
+caf::actor spawn_process_registry(caf::event_based_actor* dm, ingest_options options);
 
 }  // namespace perfdm

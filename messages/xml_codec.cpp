@@ -25,6 +25,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_messages.hpp"
 
 namespace perfdm {
 
@@ -527,6 +528,26 @@ caf::message parse_log(const xml_node* arg, const std::string& command) {
   return caf::make_message(write_log{std::string(a.text_or("FILE", ""))});
 }
 
+// A process id: a positive decimal integer that fits a pid_t.
+std::int32_t pid_of(const attributes& a) {
+  auto s = a.text("PID");
+  auto x = parse_id(s);
+  if (!x || *x == 0 || *x > 0x7fffffff)
+    bad_argument("<PROCESS> PID must be a process id (a positive integer), not '" + std::string(s) + "'");
+  return static_cast<std::int32_t>(*x);
+}
+
+caf::message parse_attach(const xml_node* arg, const std::string& command) {
+  attributes a(require_leaf(arg, "PROCESS", command), {"PID", "SCHEMA", "FORCE"});
+  return caf::make_message(
+      attach_request{pid_of(a), std::string(a.text_or("SCHEMA", "")), a.boolean_or("FORCE", false)});
+}
+
+caf::message parse_detach(const xml_node* arg, const std::string& command) {
+  attributes a(require_leaf(arg, "PROCESS", command), {"PID"});
+  return caf::make_message(detach_request{pid_of(a)});
+}
+
 // The DM commands. Names are compared after upper-casing the COMMAND attribute.
 struct command_entry {
   const char* name;
@@ -549,6 +570,10 @@ const command_entry dm_commands[] = {
     {"SAMPLES", parse_samples},
     {"DATA", parse_data},
     {"LOG", parse_log},
+    {"ATTACH", parse_attach},
+    {"DETACH", parse_detach},
+    {"PROCESSES", no_argument<list_processes>},
+    {"FRAMES", no_argument<frames_stats_query>},
 };
 
 // The envelope `<DYPER PID COMMAND>` around one argument element.
@@ -744,6 +769,21 @@ printed_request request_parts(const samples_request& x) {
 printed_request request_parts(const write_log& x) {
   return {"LOG", x.file.empty() ? std::string() : element("LOG").text("FILE", x.file).leaf()};
 }
+printed_request request_parts(const attach_request& x) {
+  element e("PROCESS");
+  e.count("PID", static_cast<std::uint64_t>(x.pid));
+  if (!x.schema.empty()) e.text("SCHEMA", x.schema);
+  return {"ATTACH", e.flag("FORCE", x.force).leaf()};
+}
+printed_request request_parts(const detach_request& x) {
+  return {"DETACH", element("PROCESS").count("PID", static_cast<std::uint64_t>(x.pid)).leaf()};
+}
+printed_request request_parts(const list_processes&) {
+  return {"PROCESSES", ""};
+}
+printed_request request_parts(const frames_stats_query&) {
+  return {"FRAMES", ""};
+}
 printed_request request_parts(const data_request& x) {
   return {"DATA", element("DATA").id("MI", x.mi).text("PHASE", phase_text(x.phase)).leaf()};
 }
@@ -837,6 +877,42 @@ std::string reply_body(const status_info& x) {
 std::string reply_body(const log_written& x) {
   return element("LOG").text("FILE", x.file).count("BYTES", x.bytes).leaf();
 }
+std::string reply_body(const process_info& x) {
+  return element("PROCESS")
+      .count("PID", static_cast<std::uint64_t>(x.pid))
+      .text("NAME", x.name)
+      .text("EXECUTABLE", x.executable)
+      .text("RESOURCE", x.resource)
+      .text("FRAMES", join(x.frames, " ", [](const std::string& f) { return f; }))
+      .flag("ACTIVE", x.active)
+      .leaf();
+}
+std::string reply_body(const process_list& x) {
+  return element("PROCESSES").wrap(
+      join(x.processes, "", [](const process_info& p) { return reply_body(p); }));
+}
+std::string reply_body(const frames_stats& x) {
+  return element("FRAMES").wrap(join(x.frame_types, "", [](const frame_type_stats& t) {
+    return element("FRAMETYPE")
+        .count("PID", static_cast<std::uint64_t>(t.pid))
+        .text("PROCESS", t.process)
+        .text("TYPE", t.frame_type)
+        .count("READ", t.frames)
+        .count("LOST", t.lost)
+        .count("TORN", t.torn)
+        .count("LATE", t.late)
+        .count("NOLANE", t.no_lane_drops)
+        .wrap(join(t.fields, "", [](const field_summary& f) {
+          return element("FIELD")
+              .text("NAME", f.name)
+              .count("COUNT", f.count)
+              .number("MIN", f.min)
+              .number("MAX", f.max)
+              .number("SUM", f.sum)
+              .leaf();
+        }));
+  }));
+}
 std::string reply_body(const samplerate_info& x) {
   return element("SAMPLERATE").number("INTERVAL", x.interval).leaf();
 }
@@ -902,10 +978,11 @@ using request_types =
     type_list<define_metric, define_resource, list_metrics, list_resources, list_phases,
               status_query, samplerate_query, open_stream, close_stream, enable_request,
               disable_request, flags_request, start_phase, samples_request, data_request,
-              write_log>;
+              write_log, attach_request, detach_request, list_processes, frames_stats_query>;
 using reply_types = type_list<metric_info, resource_info, phase_info, metric_list, resource_list,
                               phase_list, stream_opened, ok_reply, samples_ack, mi_info,
-                              histogram_data, status_info, samplerate_info, log_written>;
+                              histogram_data, status_info, samplerate_info, log_written,
+                              process_info, process_list, frames_stats>;
 using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
                               new_metric_event, new_resource_event>;
 
