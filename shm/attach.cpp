@@ -169,7 +169,8 @@ std::string segment_name(int pid, std::uint64_t handle) {
 }
 
 std::uint64_t new_handle() {
-  static std::random_device device;  // getrandom(2) on Linux
+  // getrandom(2) on Linux; one per thread, as random_device is not safe to share.
+  thread_local std::random_device device;
   std::uint64_t h = 0;
   while (h == 0) h = (static_cast<std::uint64_t>(device()) << 32) ^ device();
   return h;
