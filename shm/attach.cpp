@@ -112,7 +112,7 @@ elf_executable read_executable(const std::string& file, const std::string& shown
 // One frame type of the process being attached, with where its handle lives now.
 struct target_frame {
   frame_symbol symbol;
-  std::uint64_t address = 0;  // run-time address of the handle in the process
+  std::uint64_t address = 0;   // run-time address of the handle in the process
   std::uint64_t previous = 0;  // the handle's value before attach
   std::uint64_t handle = 0;
   std::string segment;
@@ -169,7 +169,8 @@ std::string segment_name(int pid, std::uint64_t handle) {
 }
 
 std::uint64_t new_handle() {
-  static std::random_device device;  // getrandom(2) on Linux
+  // getrandom(2) on Linux; one per thread, as random_device is not safe to share.
+  thread_local std::random_device device;
   std::uint64_t h = 0;
   while (h == 0) h = (static_cast<std::uint64_t>(device()) << 32) ^ device();
   return h;
@@ -195,14 +196,13 @@ std::size_t remove_stale_segments() {
 
 attachment attach(int pid, const attach_options& options) {
   if (!options.create_segment)
-    throw attach_error(attach_errc::segment_failed,
-                       "cannot attach to process " + std::to_string(pid) +
-                           ": no way to create segments was given");
+    throw attach_error(attach_errc::segment_failed, "cannot attach to process " +
+                                                        std::to_string(pid) +
+                                                        ": no way to create segments was given");
   remove_stale_segments();
   if (!process_exists(pid))
-    throw attach_error(attach_errc::no_such_process, "cannot attach to process " +
-                                                         std::to_string(pid) +
-                                                         ": no such process");
+    throw attach_error(attach_errc::no_such_process,
+                       "cannot attach to process " + std::to_string(pid) + ": no such process");
   attachment result;
   result.pid = pid;
   result.name = process_name(pid);
@@ -257,11 +257,9 @@ attachment attach(int pid, const attach_options& options) {
       } catch (const attach_error&) {
         throw;
       } catch (const std::exception& e) {
-        throw attach_error(attach_errc::segment_failed, "cannot attach to " + who +
-                                                            ": creating segment " + f.segment +
-                                                            " for frame type " +
-                                                            f.symbol.struct_name +
-                                                            " failed: " + e.what());
+        throw attach_error(attach_errc::segment_failed,
+                           "cannot attach to " + who + ": creating segment " + f.segment +
+                               " for frame type " + f.symbol.struct_name + " failed: " + e.what());
       }
       if (made != f.segment)
         throw attach_error(attach_errc::segment_failed,
@@ -316,9 +314,9 @@ void detach(int pid) {
   const std::size_t removed = remove_segments(process_segments(pid));
   if (first_error) throw *first_error;
   if (cleared == 0 && removed == 0)
-    throw attach_error(attach_errc::not_attached,
-                       "cannot detach from " + who + ": not attached (every handle is 0 and it "
-                                                     "has no segment)");
+    throw attach_error(attach_errc::not_attached, "cannot detach from " + who +
+                                                      ": not attached (every handle is 0 and it "
+                                                      "has no segment)");
 }
 
 }  // namespace perfdm::shm

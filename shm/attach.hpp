@@ -33,8 +33,8 @@ struct attach_options {
   // Creates the segment for one frame type and returns its name (segment_name(pid, handle));
   // called before the handle is written. May throw: the attach is then rolled back and fails
   // with segment_failed (an attach_error it throws keeps its own code).
-  std::function<std::string(int pid, const std::string& struct_name,
-                            const std::string& descriptor, std::uint64_t handle)>
+  std::function<std::string(int pid, const std::string& struct_name, const std::string& descriptor,
+                            std::uint64_t handle)>
       create_segment;
   // Take over a process whose handle is already non-zero (its old segment is removed and a
   // new handle written); without it that is already_attached.

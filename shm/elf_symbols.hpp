@@ -35,7 +35,7 @@ struct elf_executable {
   // Lowest p_vaddr of the PT_LOAD segments: the address the lowest mapping of the file
   // starts at (rounded down to a page), relative to which a PIE is relocated.
   std::uint64_t lowest_load_address = 0;
-  std::string symbol_table;  // ".symtab", or ".dynsym" when the file has no .symtab
+  std::string symbol_table;         // ".symtab", or ".dynsym" when the file has no .symtab
   std::vector<elf_symbol> symbols;  // defined symbols whose name starts with the prefix
 };
 

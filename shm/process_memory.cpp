@@ -23,9 +23,10 @@ std::string proc_path(int pid, const char* entry) {
 
 void check_pid(int pid, const std::string& action) {
   // /proc/0, negative or absurd pids would name something else (or nothing) in /proc.
-  if (pid <= 0) throw attach_error(attach_errc::no_such_process,
-                                   "cannot " + action + " of process " + std::to_string(pid) +
-                                       ": not a process id");
+  if (pid <= 0)
+    throw attach_error(
+        attach_errc::no_such_process,
+        "cannot " + action + " of process " + std::to_string(pid) + ": not a process id");
 }
 
 // The whole of a /proc file (they report a size of 0, so read until the end).
@@ -179,22 +180,21 @@ std::uint64_t executable_load_base(int pid) {
     unsigned major = 0, minor = 0;
     char perms[8] = {};
     int path_at = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
-                    &offset, &major, &minor, &inode, &path_at) < 7)
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &offset,
+                    &major, &minor, &inode, &path_at) < 7)
       continue;
     const std::string path = path_at > 0 ? line.substr(static_cast<std::size_t>(path_at)) : "";
     // By path, as the kernel prints both; by inode when the path differs (e.g. a file seen
     // through another mount namespace).
-    const bool same = (!path.empty() && path == exe) ||
-                      (have_inode && inode != 0 && inode == exe_stat.st_ino && !path.empty() &&
-                       path.front() == '/');
+    const bool same =
+        (!path.empty() && path == exe) || (have_inode && inode != 0 && inode == exe_stat.st_ino &&
+                                           !path.empty() && path.front() == '/');
     if (same && start < lowest) lowest = start;
   }
   if (lowest == std::numeric_limits<std::uint64_t>::max())
-    throw attach_error(attach_errc::memory_access, "cannot " + action + " of process " +
-                                                       std::to_string(pid) + ": " + exe +
-                                                       " is not mapped in /proc/" +
-                                                       std::to_string(pid) + "/maps");
+    throw attach_error(attach_errc::memory_access,
+                       "cannot " + action + " of process " + std::to_string(pid) + ": " + exe +
+                           " is not mapped in /proc/" + std::to_string(pid) + "/maps");
   return lowest;
 }
 
