@@ -1,4 +1,5 @@
-/* A frames writer in C for the tests: `frames_writer_c HANDLE_HEX N` stores the handle into
+/* A frames writer in C for the tests: `frames_writer_c HANDLE_HEX N` waits for a line on
+   standard input (the test creates the segment meanwhile), stores the handle into
    perfdm_handle_sample (what perfdm attach does from outside), writes N sample frames from
    one thread with the values of tests/frames_test_values.hpp (thread 0), and exits. */
 #include <stdio.h>
@@ -12,6 +13,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: frames_writer_c HANDLE_HEX N\n");
     return 2;
   }
+  char go[16];
+  if (!fgets(go, sizeof go, stdin)) return 3;
   perfdm_handle_sample = strtoull(argv[1], NULL, 16);
   n = strtoull(argv[2], NULL, 10);
   for (i = 0; i < n; ++i) {
