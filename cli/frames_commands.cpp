@@ -128,8 +128,9 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
     std::fflush(out);
     const auto c = reader.counters();
     err << "frames read " << c.read << ", lost " << c.lost << ", torn " << c.torn << '\n';
-    if (c.no_lane_drops)
-      err << "frames dropped for want of a free lane " << c.no_lane_drops << '\n';
+    if (c.no_lane_drops || c.transition_drops)
+      err << "frames dropped by the writer: no free lane " << c.no_lane_drops
+          << ", during attach " << c.transition_drops << '\n';
     if (output_failed) {
       err << "perfdm read: cannot write the output\n";
       return 1;

@@ -188,9 +188,12 @@ struct perfdm_segment_header {
   std::int32_t writer_pid;
   std::uint64_t no_lane_drops;
   std::uint32_t descriptor_size;
-  std::uint32_t reserved[15];
+  std::uint32_t reserved0;
+  std::uint64_t transition_drops;
+  std::uint32_t reserved[12];
 };
 static_assert(sizeof(perfdm_segment_header) == 128, "segment header");
+static_assert(offsetof(perfdm_segment_header, transition_drops) == 72, "segment header");
 static_assert(offsetof(perfdm_segment_header, no_lane_drops) == 56, "segment header");
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -246,6 +249,7 @@ struct perfdm_writer {
   std::uint32_t frame_size;
   std::uint64_t refused;  // a handle whose segment could not be used
   bool busy;              // a thread is changing the state
+  std::uint64_t pending_drops;  // frames dropped during a transition, not yet in a header
 };
 
 std::size_t perfdm_stride(std::uint32_t frame_size, std::uint32_t capacity) {
@@ -308,23 +312,35 @@ void perfdm_release(perfdm_mapping* m) {
   (void)r;  // on failure the shared mapping simply stays
 }
 
-// Moves between the states; one thread at a time (the others drop their frame meanwhile).
-void perfdm_transition(perfdm_writer& w, std::uint64_t handle) {
-  if (__atomic_exchange_n(&w.busy, true, __ATOMIC_ACQUIRE)) return;
+// Adds the frames dropped during transitions to the header of the current mapping. Called
+// by the thread that made a transition, after publishing the mapping, and by every thread
+// that dropped a frame, after counting it: whichever runs last finds it (exact count).
+void perfdm_flush_drops(perfdm_writer& w) {
+  auto* m = static_cast<perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_SEQ_CST));
+  if (!m) return;
+  const std::uint64_t n = __atomic_exchange_n(&w.pending_drops, 0, __ATOMIC_SEQ_CST);
+  if (n) __atomic_fetch_add(&m->header->transition_drops, n, __ATOMIC_RELAXED);
+}
+
+// Moves between the states; one thread at a time. False when another thread was at it.
+bool perfdm_transition(perfdm_writer& w, std::uint64_t handle) {
+  if (__atomic_exchange_n(&w.busy, true, __ATOMIC_ACQUIRE)) return false;
   auto* m = static_cast<perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_ACQUIRE));
   if (m && m->handle != handle) {
-    __atomic_store_n(w.current, static_cast<void*>(nullptr), __ATOMIC_RELEASE);
+    __atomic_store_n(w.current, static_cast<void*>(nullptr), __ATOMIC_SEQ_CST);
     perfdm_release(m);
     m = nullptr;
   }
   if (!m && handle != 0 && handle != __atomic_load_n(&w.refused, __ATOMIC_RELAXED)) {
     m = perfdm_open(w, handle);
     if (m)
-      __atomic_store_n(w.current, static_cast<void*>(m), __ATOMIC_RELEASE);
+      __atomic_store_n(w.current, static_cast<void*>(m), __ATOMIC_SEQ_CST);
     else
       __atomic_store_n(&w.refused, handle, __ATOMIC_RELAXED);
   }
+  perfdm_flush_drops(w);
   __atomic_store_n(&w.busy, false, __ATOMIC_RELEASE);
+  return true;
 }
 
 // A thread's first frame in a mapping: one compare-and-swap on a free lane's owner word.
@@ -365,18 +381,28 @@ inline void perfdm_commit(perfdm_lane& t, void* frame) {
 }
 
 template <std::size_t FrameSize>
+inline bool perfdm_write_observing(perfdm_writer& w, perfdm_lane& t, perfdm_lane_release& r,
+                                   std::uint64_t handle, void* frame) {
+  auto* m = static_cast<const perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_ACQUIRE));
+  if (__builtin_expect(m == nullptr || m->handle != handle, 0)) return false;
+  if (__builtin_expect(t.mapping != m, 0) && !perfdm_claim(m, t, r)) return true;
+  perfdm_commit<FrameSize>(t, frame);
+  return true;
+}
+
+template <std::size_t FrameSize>
 inline void perfdm_write(perfdm_writer& w, perfdm_lane& t, perfdm_lane_release& r, void* frame) {
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    const std::uint64_t handle = *w.handle;
-    auto* m = static_cast<const perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_ACQUIRE));
-    if (__builtin_expect(m != nullptr && m->handle == handle, 1)) {  // observing
-      if (__builtin_expect(t.mapping != m, 0) && !perfdm_claim(m, t, r)) return;
-      perfdm_commit<FrameSize>(t, frame);
-      return;
-    }
-    if (!m && (handle == 0 || handle == __atomic_load_n(&w.refused, __ATOMIC_RELAXED))) return;
-    if (attempt == 0) perfdm_transition(w, handle);
+  const std::uint64_t handle = *w.handle;
+  if (__builtin_expect(perfdm_write_observing<FrameSize>(w, t, r, handle, frame), 1)) return;
+  if (handle == 0 && !__atomic_load_n(w.current, __ATOMIC_ACQUIRE)) return;  // not observing
+  if (perfdm_transition(w, handle)) {
+    if (handle != 0) perfdm_write_observing<FrameSize>(w, t, r, handle, frame);
+    return;
   }
+  if (handle == 0 || handle == __atomic_load_n(&w.refused, __ATOMIC_RELAXED)) return;
+  // Another thread is opening or releasing the segment: this frame is dropped, and counted.
+  __atomic_fetch_add(&w.pending_drops, 1, __ATOMIC_SEQ_CST);
+  perfdm_flush_drops(w);
 }
 
 }  // namespace
@@ -388,7 +414,7 @@ static_assert(sizeof(perfdm_@S@_frame) == @SIZE@, "perfdm_@S@_frame: layout");
 @OFFSET_ASSERTS@
 namespace {
 perfdm_writer perfdm_writer_@S@ = {&perfdm_mapping_@S@, &perfdm_handle_@S@, @HASH@, @SIZE@, 0,
-                                   false};
+                                   false, 0};
 thread_local perfdm_lane perfdm_lane_@S@;
 thread_local perfdm_lane_release perfdm_lane_release_@S@;
 }  // namespace

@@ -124,6 +124,7 @@ void frame_reader::writer_gone() {
 frame_reader::counts frame_reader::counters() const {
   counts c = counts_;
   c.no_lane_drops = __atomic_load_n(&header_->no_lane_drops, __ATOMIC_RELAXED);
+  c.transition_drops = __atomic_load_n(&header_->transition_drops, __ATOMIC_RELAXED);
   return c;
 }
 

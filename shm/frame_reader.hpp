@@ -48,7 +48,9 @@ class frame_reader {
   void writer_gone();
 
   struct counts {
-    std::uint64_t read = 0, lost = 0, torn = 0, no_lane_drops = 0;
+    std::uint64_t read = 0, lost = 0, torn = 0;
+    std::uint64_t no_lane_drops = 0;     // the writer found every lane taken
+    std::uint64_t transition_drops = 0;  // the writer was opening or releasing the segment
   };
   counts counters() const;
   int writer_state() const;  // format::writer_state

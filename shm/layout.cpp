@@ -247,7 +247,7 @@ std::string layout_descriptor(const frame_layout& l) {
     if (!f.units.empty()) out += " " + f.units;
     out += "\n";
   }
-  return out;
+  return out + "end\n";  // a descriptor cut short is never a shorter valid one
 }
 
 frame_layout parse_layout_descriptor(std::string_view text) {
@@ -266,7 +266,15 @@ frame_layout parse_layout_descriptor(std::string_view text) {
   l.align = p.number("the frame alignment");
   p.end_of_line();
   std::vector<field_declaration> declared;
-  while (!p.at_end()) {
+  for (;;) {
+    if (p.at_end()) p.fail("expected 'field' or 'end'");
+    const auto line_mark = p.column_mark();
+    if (p.word("'field' or 'end'") == "end") {
+      p.end_of_line();
+      if (!p.at_end()) p.fail("nothing may follow 'end'");
+      break;
+    }
+    p.rewind(line_mark);
     p.expect_word("field");
     p.space();
     field_layout f;

@@ -38,9 +38,12 @@ struct header {
   std::int32_t writer_pid;     // set by the writer when it attaches
   std::uint64_t no_lane_drops;  // frames dropped because every lane was taken
   std::uint32_t descriptor_size;  // bytes of the descriptor, without its NUL
-  std::uint32_t reserved[15];
+  std::uint32_t reserved0;
+  std::uint64_t transition_drops;  // frames dropped while another thread opened the segment
+  std::uint32_t reserved[12];
 };
 static_assert(offsetof(header, no_lane_drops) == 56, "header layout");
+static_assert(offsetof(header, transition_drops) == 72, "header layout");
 static_assert(sizeof(header) == 128, "header layout");
 constexpr std::size_t descriptor_offset = sizeof(header);  // descriptor_size bytes and a NUL
 
