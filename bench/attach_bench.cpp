@@ -8,6 +8,8 @@
 #include <cstdio>
 
 #include "shm/attach.hpp"
+#include "shm/segment_format.hpp"
+#include "shm/segment.hpp"
 #include "shm/process_memory.hpp"
 #include "tests/attach_test_process.hpp"
 
@@ -17,7 +19,7 @@ using namespace perfdm::shm;
 namespace bip = boost::interprocess;
 
 std::string create_segment(int pid, const std::string&, const std::string&, std::uint64_t h) {
-  const std::string name = segment_name(pid, h);
+  const std::string name = format::segment_name(pid, h);
   bip::shared_memory_object shm(bip::create_only, name.c_str(), bip::read_write);
   shm.truncate(4096);
   return name;

@@ -13,6 +13,8 @@
 
 #include "shm/elf_symbols.hpp"
 #include "shm/process_memory.hpp"
+#include "shm/segment.hpp"
+#include "shm/segment_format.hpp"
 
 namespace perfdm::shm {
 
@@ -162,20 +164,6 @@ void roll_back(int pid, const std::vector<target_frame>& frames, std::size_t han
 
 }  // namespace
 
-std::string segment_name(int pid, std::uint64_t handle) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016" PRIx64, handle);
-  return segment_prefix + std::to_string(pid) + "." + hex;
-}
-
-std::uint64_t new_handle() {
-  // getrandom(2) on Linux; one per thread, as random_device is not safe to share.
-  thread_local std::random_device device;
-  std::uint64_t h = 0;
-  while (h == 0) h = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-  return h;
-}
-
 std::vector<frame_symbol> find_frame_symbols(const std::string& executable) {
   return frame_symbols_of(read_executable(executable, executable), executable);
 }
@@ -240,17 +228,17 @@ attachment attach(int pid, const attach_options& options) {
     if (f.previous != 0 && !options.force)
       throw attach_error(attach_errc::already_attached,
                          "cannot attach to " + who + ": frame type " + f.symbol.struct_name +
-                             " is already attached (segment " + segment_name(pid, f.previous) +
-                             "); detach first");
+                             " is already attached (segment " +
+                             format::segment_name(pid, f.previous) + "); detach first");
     used.insert(f.previous);
   }
 
   std::size_t written = 0;
   try {
     for (auto& f : frames) {
-      do f.handle = new_handle();
+      do f.handle = segment::new_handle();
       while (!used.insert(f.handle).second);
-      f.segment = segment_name(pid, f.handle);
+      f.segment = format::segment_name(pid, f.handle);
       std::string made;
       try {
         made = options.create_segment(pid, f.symbol.struct_name, f.symbol.descriptor, f.handle);
@@ -279,7 +267,8 @@ attachment attach(int pid, const attach_options& options) {
   // Taken over from an earlier attach: its segments are no longer anyone's.
   for (const auto& f : frames)
     if (f.previous != 0)
-      boost::interprocess::shared_memory_object::remove(segment_name(pid, f.previous).c_str());
+      boost::interprocess::shared_memory_object::remove(
+          format::segment_name(pid, f.previous).c_str());
 
   for (const auto& f : frames)
     result.frames.push_back({f.symbol.struct_name, f.handle, f.segment, f.symbol.descriptor});

@@ -77,10 +77,6 @@ std::size_t remove_stale_segments();
 // The names of the segments of one process present in /dev/shm, sorted.
 std::vector<std::string> process_segments(int pid);
 
-// "perfdm.<pid>.<handle as 16 lowercase hex digits>" (docs/FRAMES.md §4).
-std::string segment_name(int pid, std::uint64_t handle);
 
-// A random non-zero handle.
-std::uint64_t new_handle();
 
 }  // namespace perfdm::shm

@@ -13,6 +13,8 @@
 #include <string>
 
 #include "shm/attach.hpp"
+#include "shm/segment_format.hpp"
+#include "shm/segment.hpp"
 #include "shm/elf_symbols.hpp"
 #include "shm/process_memory.hpp"
 #include "tests/attach/attach_layouts.h"
@@ -142,10 +144,10 @@ TEST_CASE("frame symbols: handle and layout pairs of an executable", "[attach][e
 }
 
 TEST_CASE("segment names: perfdm.<pid>.<16 hex digits>", "[attach]") {
-  CHECK(segment_name(1234, 0xabcULL) == "perfdm.1234.0000000000000abc");
-  CHECK(segment_name(7, 0xfedcba9876543210ULL) == "perfdm.7.fedcba9876543210");
-  for (int i = 0; i < 100; ++i) CHECK(new_handle() != 0);
-  CHECK(new_handle() != new_handle());
+  CHECK(format::segment_name(1234, 0xabcULL) == "perfdm.1234.0000000000000abc");
+  CHECK(format::segment_name(7, 0xfedcba9876543210ULL) == "perfdm.7.fedcba9876543210");
+  for (int i = 0; i < 100; ++i) CHECK(segment::new_handle() != 0);
+  CHECK(segment::new_handle() != segment::new_handle());
 }
 
 TEST_CASE("process memory: the load base gives the handles' run-time addresses",

@@ -2,6 +2,8 @@
 // process (the C target of tests/attach/, PIE and fixed-address) sees its handles change;
 // the segments are real Boost.Interprocess shared-memory objects in /dev/shm.
 #include "shm/attach.hpp"
+#include "shm/segment_format.hpp"
+#include "shm/segment.hpp"
 
 #include <algorithm>
 #include <boost/interprocess/shared_memory_object.hpp>
@@ -49,7 +51,7 @@ struct target_program {
 // The segment callback of the tests: a real shared-memory object, as perfdm makes one.
 std::string create_real_segment(int pid, const std::string&, const std::string& descriptor,
                                 std::uint64_t handle) {
-  const std::string name = segment_name(pid, handle);
+  const std::string name = format::segment_name(pid, handle);
   bip::shared_memory_object shm(bip::create_only, name.c_str(), bip::read_write);
   shm.truncate(static_cast<bip::offset_t>(4096 + descriptor.size()));
   return name;
@@ -119,7 +121,7 @@ TEST_CASE("attach: the program sees its handles, detach sets them back to 0", "[
     CHECK(demo.handle != 0);
     CHECK(ticks.handle != 0);
     CHECK(demo.handle != ticks.handle);
-    CHECK(demo.segment == segment_name(pid, demo.handle));
+    CHECK(demo.segment == format::segment_name(pid, demo.handle));
 
     CHECK(target.process.wait_for_line("demo " + hex16(demo.handle)));
     CHECK(target.handle(target.ticks_at) == ticks.handle);
@@ -303,8 +305,8 @@ TEST_CASE("attach: a process that exits while attached leaves no segment", "[att
 
 TEST_CASE("attach: stale segments are those of processes that no longer exist", "[attach]") {
   const int gone = gone_pid();
-  const std::string dead = segment_name(gone, new_handle());
-  const std::string live = segment_name(static_cast<int>(::getpid()), new_handle());
+  const std::string dead = format::segment_name(gone, segment::new_handle());
+  const std::string live = format::segment_name(static_cast<int>(::getpid()), segment::new_handle());
   const std::string other = "perfdm." + std::to_string(gone) + ".not-a-handle";
   for (const auto& name : {dead, live, other})
     bip::shared_memory_object(bip::create_only, name.c_str(), bip::read_write);

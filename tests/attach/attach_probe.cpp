@@ -11,6 +11,7 @@
 #include <string>
 
 #include "shm/attach.hpp"
+#include "shm/segment_format.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
   }
   perfdm::shm::attach_options options;
   options.create_segment = [](int p, const std::string&, const std::string&, std::uint64_t h) {
-    return perfdm::shm::segment_name(p, h);  // never reached when attach is refused
+    return perfdm::shm::format::segment_name(p, h);  // never reached when attach is refused
   };
   try {
     perfdm::shm::attach(pid, options);
