@@ -54,11 +54,12 @@ class data_manager : public caf::event_based_actor {
  public:
   data_manager(caf::actor_config& cfg, engine_options options)
       : caf::event_based_actor(cfg), options_(options),
-        clock_start_(std::chrono::steady_clock::now()) {}
+        clock_start_(std::chrono::steady_clock::now()), global_width_(options.base_width),
+        current_width_(options.base_width), interval_(options.base_width) {}
 
   caf::behavior make_behavior() override {
-    phase_manager_ = spawn<caf::linked>(phase_manager_actor);
-    interval_actor_ = spawn<caf::linked>(sampling_interval_actor);
+    phase_manager_ = spawn<caf::linked>(phase_manager_actor, options_.base_width);
+    interval_actor_ = spawn<caf::linked>(sampling_interval_actor, options_.base_width);
     ingest_options io;
     io.origin_monotonic_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                  clock_start_.time_since_epoch()).count();  // steady = MONOTONIC
@@ -227,7 +228,7 @@ class data_manager : public caf::event_based_actor {
   bool any_current_histogram() const { return current_histograms_ > 0; }
 
   // The width the global histograms have, or would get if one were created now (B6).
-  time_ns global_width() const { return any_mi() ? global_width_ : width_covering(now()); }
+  time_ns global_width() const { return any_mi() ? global_width_ : width_covering(now(), options_.base_width); }
 
   time_bases bases() const {
     return time_bases{global_width_, current_phase_, current_start_, current_width_};
@@ -236,11 +237,11 @@ class data_manager : public caf::event_based_actor {
   // B6: a histogram takes the width of its time base when other histograms live there,
   // otherwise the smallest width covering the time since the base's start.
   void prepare_widths() {
-    if (!any_mi()) global_width_ = width_covering(now());
+    if (!any_mi()) global_width_ = width_covering(now(), options_.base_width);
     if (current_shares_global())
       current_width_ = global_width_;
     else if (!any_current_histogram())
-      current_width_ = width_covering(now() - current_start_);
+      current_width_ = width_covering(now() - current_start_, options_.base_width);
   }
 
   std::optional<pending_fold> next_fold() const {
@@ -691,10 +692,10 @@ class data_manager : public caf::event_based_actor {
   phase_handle current_phase_{0};
   std::uint64_t next_phase_ = 1;
   time_ns now_ = 0;
-  time_ns global_width_ = base_bucket_width;
+  time_ns global_width_;
   time_ns current_start_ = 0;
-  time_ns current_width_ = base_bucket_width;
-  time_ns interval_ = base_bucket_width;
+  time_ns current_width_;
+  time_ns interval_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "actors/histogram.hpp"
 #include "actors/performance_stream_actor.hpp"
 
 namespace perfdm {
@@ -14,6 +15,8 @@ struct engine_options {
   // C1: false = virtual time (the latest sample end); true = also the engine's clock.
   bool live_clock = false;
   std::size_t stream_batch = default_stream_batch;
+  // B1's base bucket width (0.2 s); a smaller one makes folds come sooner, e.g. in a demo.
+  time_ns base_width = base_bucket_width;
 };
 
 // Spawns the data manager together with its phase manager and sampling-interval

@@ -42,6 +42,7 @@ struct ingest_state {
   std::vector<frame_type> types;
   std::uint64_t dropped = 0;  // samples the data manager dropped (MIs deleted meanwhile)
   bool detaching = false;
+  bool reading = false;  // polls started (after the first collection set)
   static inline const char* name = "frame_ingest";
 
   time_ns engine_now() const { return shm::monotonic_now_ns() - options.origin_monotonic_ns; }
@@ -157,8 +158,9 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
       auto left = std::make_shared<std::size_t>(resources.size() + metrics.size());
       auto failed = std::make_shared<bool>(false);
       auto start = [=]() mutable {
+        // Reading starts with the first collection set (source_update), so no frame is read
+        // before the ingest knows which MIs take it.
         self->send(self->state.dm, source_register{caf::actor_cast<caf::actor>(self)});
-        self->send(self, tick_atom::value);
         rp.deliver(ok_reply{});
       };
       auto done = [=]() mutable {
@@ -182,6 +184,10 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
       for (auto& t : self->state.types) {
         t.sampler->set_interval(to_ns(u.interval));
         t.sampler->set_collecting(u.mis);
+      }
+      if (!self->state.reading) {
+        self->state.reading = true;
+        self->send(self, tick_atom::value);
       }
     },
     [=](tick_atom) {

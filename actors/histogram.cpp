@@ -19,11 +19,11 @@ inline void accumulate(double& bucket, double amount) {
 
 }  // namespace
 
-time_ns width_covering(time_ns elapsed) {
+time_ns width_covering(time_ns elapsed, time_ns base) {
   // bucket_count * width > elapsed  <=>  width > floor(elapsed / bucket_count) for integer
   // width; dividing instead of multiplying keeps the comparison free of overflow.
   const time_ns limit = elapsed / static_cast<time_ns>(bucket_count);
-  time_ns width = base_bucket_width;
+  time_ns width = base;
   while (width <= limit) width *= 2;
   return width;
 }

@@ -17,7 +17,7 @@ inline constexpr time_ns base_bucket_width = 200'000'000;     // B1: 0.2 s
 
 // The smallest 0.2 s x 2^k whose 1000 buckets reach past `elapsed` (rule B6):
 // bucket_count * width > elapsed, so a histogram created now does not fold at once.
-time_ns width_covering(time_ns elapsed);
+time_ns width_covering(time_ns elapsed, time_ns base = base_bucket_width);
 
 // A bucket that became complete (rule B7): every sample end since has moved past its end.
 struct completed_bucket {

@@ -117,7 +117,18 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       if (i == self->state.processes.end() || !i->second.ingest)
         return make_dm_error(dm_error::unknown_target,
                              "process " + std::to_string(x.pid) + " is not attached");
-      return self->delegate(i->second.ingest, x);
+      auto rp = self->make_response_promise();
+      auto pid = x.pid;
+      self->request(i->second.ingest, std::chrono::seconds(30), x)
+          .then(
+              [=](process_info& info) mutable {
+                // Inactive from now on, though its ingest actor still reads what was written.
+                if (auto j = self->state.processes.find(pid); j != self->state.processes.end())
+                  j->second.info.active = false;
+                rp.deliver(info);
+              },
+              [=](caf::error& e) mutable { rp.deliver(e); });
+      return rp;
     },
     [=](frames_stats& last) {  // an ingest actor that ended
       for (auto& t : last.frame_types)

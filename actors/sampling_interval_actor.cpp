@@ -16,8 +16,9 @@ struct si_state {
 
 }  // namespace
 
-caf::behavior sampling_interval_actor(caf::event_based_actor* self) {
+caf::behavior sampling_interval_actor(caf::event_based_actor* self, time_ns base_width) {
   auto st = std::make_shared<si_state>();
+  st->rules = sampling_interval_rules(base_width);
   auto announce = [=](std::optional<time_ns> changed) {
     if (changed)
       for (auto& [handle, actor] : st->subscribers)

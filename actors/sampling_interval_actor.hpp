@@ -4,8 +4,11 @@
 
 #include <caf/event_based_actor.hpp>
 
+#include "messages/time.hpp"
+
 namespace perfdm {
 
-caf::behavior sampling_interval_actor(caf::event_based_actor* self);
+// `base_width`: the interval before any histogram exists (B1's base bucket width).
+caf::behavior sampling_interval_actor(caf::event_based_actor* self, time_ns base_width);
 
 }  // namespace perfdm

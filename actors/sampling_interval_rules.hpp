@@ -21,6 +21,7 @@ struct collection_view {
 
 class sampling_interval_rules {
  public:
+  explicit sampling_interval_rules(time_ns base_width = base_bucket_width) : interval_(base_width) {}
   time_ns interval() const { return interval_; }
 
   // Each returns the new interval when it changed, nothing otherwise.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "log/log_counters.hpp"
+#include "log/log_counters_record.hpp"
 #include "log/log_print.hpp"
 #include "messages/xml_codec.hpp"
 
@@ -10,24 +11,10 @@ namespace perfdm {
 
 namespace {
 
-// Builds one record: its name (the row's last column) and its counters by name.
-class record {
- public:
-  record(log_core& core, const std::string& name) : core_(core), id_(core.lookup_id(name)) {}
-  record& integer(const std::string& counter, std::int64_t v) {
-    counters_.push_back(log_counter::of(core_.lookup_id(counter), v));
-    return *this;
-  }
-  record& real(const std::string& counter, double v) {
-    counters_.push_back(log_counter::of(core_.lookup_id(counter), v));
-    return *this;
-  }
-  void add() { core_.add_counters(dm_log_module_id, id_, counters_); }
-
- private:
-  log_core& core_;
-  std::uint64_t id_;
-  std::vector<log_counter> counters_;
+// The records of this module.
+struct record : log_counters_record {
+  record(log_core& core, const std::string& name)
+      : log_counters_record(core, dm_log_module_id, name) {}
 };
 
 }  // namespace

@@ -1,14 +1,17 @@
 // perfdm: the performance data manager's command line.
+#include <cerrno>
 #include <csignal>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/dm_log_module.hpp"
+#include "cli/frames_log_module.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/readable.hpp"
 #include "log/log_command.hpp"
@@ -52,16 +55,50 @@ void install_stop_handlers() {
 int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
         const std::string& log_path) {
   perfdm::session s(o);
+  auto print = [&](const perfdm::session_line& l) {
+    std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
+  };
+  // Standard input is read with read(2), not std::cin: between requests the engine waits
+  // in poll() and prints the stream events that arrive meanwhile (a live engine's data
+  // sources send samples at any time), and poll() cannot see what a stream buffered.
+  std::string pending;
+  bool input_open = true;
+  auto next_line = [&](std::string& line) {
+    if (&in != &std::cin) return static_cast<bool>(std::getline(in, line));
+    for (;;) {
+      if (auto nl = pending.find('\n'); nl != std::string::npos) {
+        line = pending.substr(0, nl);
+        pending.erase(0, nl + 1);
+        return true;
+      }
+      if (!input_open || stop_requested) {
+        if (pending.empty() || stop_requested) return false;
+        line.swap(pending);  // a last line without a newline
+        pending.clear();
+        return true;
+      }
+      pollfd p{STDIN_FILENO, POLLIN, 0};
+      if (poll(&p, 1, 100) == 0) {
+        s.drain_events(print);
+        std::cout.flush();
+        continue;
+      }
+      char buf[65536];
+      ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+      if (n > 0)
+        pending.append(buf, static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EINTR)
+        input_open = false;
+    }
+  };
   std::string line;
-  while (!stop_requested && std::getline(in, line)) {
+  while (!stop_requested && next_line(line)) {
     if (readable && !line.empty() && line[0] == '#') {
       std::cout << line << '\n';
       continue;
     }
     if (readable && echo && !line.empty()) std::cout << "> " << line << '\n';
-    s.run_line(line, [&](const perfdm::session_line& l) {
-      std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
-    });
+    s.run_line(line, print);
     std::cout.flush();
   }
   if (log_path.empty()) return 0;
@@ -109,12 +146,19 @@ int main(int argc, char** argv) {
   replay->add_option("--log-memory", log_memory_mib,
                      "MiB the log's modules may use together (a module past it is partial)");
 
+  double base_width = 0.2;
   std::string engine_record;
   bool live = false;
   auto* engine = app.add_subcommand(
       "engine", "Run an engine that reads requests from standard input, one per line");
   engine->add_option("--record", engine_record, "record every request received (replay format)");
   engine->add_flag("--live-clock", live, "use the engine's clock as well as sample times (C1)");
+  for (auto* sub : {replay, engine})
+    sub->add_option("--base-width", base_width,
+                    "the base bucket width in seconds (B1: 0.2); smaller folds sooner")
+        ->check(CLI::Range(1e-6, 3600.0));
+  bool engine_readable = false;
+  engine->add_flag("--readable", engine_readable, "print replies and events for people");
   std::string engine_log;
   engine->add_option("--log", engine_log,
                      "the log written at shutdown, SIGINT/SIGTERM included "
@@ -146,11 +190,13 @@ int main(int argc, char** argv) {
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
 
   perfdm::register_dm_log_printer();
+  perfdm::register_frames_log_printer();
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);
 
   perfdm::session_options o;
   o.command_line = joined(argc, argv);
   o.log_memory_bytes = log_memory_mib << 20;
+  o.engine.base_width = perfdm::to_ns(base_width);
   std::ofstream record;
   if (*replay) {
     if (open_record(record_path, record, o)) return 1;
@@ -164,7 +210,7 @@ int main(int argc, char** argv) {
     if (engine_log.empty()) engine_log = default_engine_log();
     o.default_log = engine_log;
     install_stop_handlers();
-    return run(std::cin, o, false, false, engine_log);
+    return run(std::cin, o, engine_readable, engine_readable, engine_log);
   }
   std::ifstream in(demo_file);
   return run(in, o, true, true, demo_log);

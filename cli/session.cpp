@@ -12,9 +12,11 @@
 #include <caf/scoped_actor.hpp>
 
 #include "cli/dm_log_module.hpp"
+#include "cli/frames_log_module.hpp"
 #include "log/log_core.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_messages.hpp"
 #include "messages/type_registry.hpp"
 #include "messages/xml_codec.hpp"
 
@@ -124,9 +126,14 @@ caf::message session::ask(const caf::message& request,
                    return caf::message{};
                  });
   // The events the request caused reached this actor before its reply did.
+  drain_events(emit);
+  return reply;
+}
+
+void session::drain_events(const std::function<void(const session_line&)>& emit) {
   bool more = true;
   while (more) {
-    self->receive(
+    impl_->self->receive(
         caf::others >> [&](caf::message_view& x) -> caf::result<caf::message> {
           auto m = x.copy_content_to_message();
           if (emit) emit({session_line::event, print_event(m), m});
@@ -134,7 +141,6 @@ caf::message session::ask(const caf::message& request,
         },
         caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
   }
-  return reply;
 }
 
 namespace {
@@ -182,6 +188,11 @@ std::uint64_t session::write_log_file(const std::string& path) {
                   {"clock", impl_->options.deterministic ? "virtual (replay)"
                             : impl_->options.engine.live_clock ? "live" : "virtual"},
                   {"now", format_number(snap.status.now)}};
+  auto processes = reply_as<process_list>(ask(caf::make_message(list_processes{})));
+  for (auto& p : processes.processes) job.pids.push_back(static_cast<std::uint64_t>(p.pid));
+  auto frames = reply_as<frames_stats>(ask(caf::make_message(frames_stats_query{})));
+  // The frames module asks first: it is small, and the DM module takes what is left.
+  add_frames_module(core, frames, core.memory_left() / 16);
   add_dm_module(core, snap, core.memory_left());
   core.write(path);
   return std::filesystem::file_size(path);

@@ -50,6 +50,10 @@ class session {
   caf::message ask(const caf::message& request,
                    const std::function<void(const session_line&)>& emit = {});
 
+  // Emits the stream events that arrived since the last request (a live engine's data
+  // sources send samples between requests, so their events come then).
+  void drain_events(const std::function<void(const session_line&)>& emit);
+
   // Writes the self-describing log of this session (job record, Data Manager module) to
   // `path` (`path`.partial until complete). Returns its size in bytes; throws log_error.
   std::uint64_t write_log_file(const std::string& path);
