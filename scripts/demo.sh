@@ -36,7 +36,10 @@ dm() { echo "<DYPER PID='DM' COMMAND='$1'>${2:-}</DYPER>"; }
   dm DETACH "<PROCESS PID='$pid'/>"
   sleep 1.5
   dm PROCESSES
-} | build/perfdm engine --readable --base-width 0.005 --log build/live.log
+} | build/perfdm engine --readable --base-width 0.005 --log build/live.log 2> build/live-engine.err | tee build/live-session.txt |
+  awk '/ data: /{ if (n++ % 25 == 0) print "  ...", substr($0, 3, 150); next } { print substr($0, 1, 300) }'
+echo "# $(grep -c ' data: ' build/live-session.txt) data events arrived in all (every 25th shown; all in build/live-session.txt)"
+cat build/live-engine.err
 kill "$workload" 2>/dev/null || true
 wait "$workload" 2>/dev/null || true
 leftover=$(ls /dev/shm | grep -c "^perfdm\.$pid\." || true)
