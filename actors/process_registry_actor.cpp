@@ -27,6 +27,7 @@ struct observed {
 caf::error attach_failure(const shm::attach_error& e) {
   auto code = e.code == shm::attach_errc::no_such_process ? dm_error::unknown_target
               : e.code == shm::attach_errc::not_permitted  ? dm_error::not_allowed
+              : e.code == shm::attach_errc::segment_failed ? dm_error::internal
                                                            : dm_error::bad_argument;
   return make_dm_error(code, e.what());
 }
