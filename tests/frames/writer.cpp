@@ -1,7 +1,7 @@
 // A frames writer for the tests, driven by commands on standard input, one per line; it
 // answers "ok" on standard output once a command is done:
 //   handle HEX      stores HEX into perfdm_handle_sample (what perfdm attach does from outside)
-//   write N T       T threads each write N sample frames, then exit
+//   write N T B     T threads, numbered B.., each write N sample frames, then exit
 //   spin T          T threads write sample frames until the process is killed
 //   pair HEX N      stores HEX into perfdm_handle_pair and writes N pair frames
 //   exit
@@ -46,10 +46,10 @@ int main() {
       perfdm_handle_sample = std::stoull(hex, nullptr, 16);
     } else if (cmd == "write") {
       std::uint64_t n = 0;
-      int threads = 1;
-      std::cin >> n >> threads;
+      int threads = 1, base = 0;
+      std::cin >> n >> threads >> base;
       std::vector<std::thread> ts;
-      for (int t = 0; t < threads; ++t) ts.emplace_back(write_frames, t, n);
+      for (int t = 0; t < threads; ++t) ts.emplace_back(write_frames, base + t, n);
       for (auto& t : ts) t.join();
     } else if (cmd == "spin") {
       int threads = 1;
