@@ -385,6 +385,24 @@ inline void perfdm_commit(perfdm_lane& t, const Frame* frame) {
   t.next = i + 1;
 }
 
+// After fork(), in the child: it must not write into its parent's lanes (a lane has one
+// writer), so it drops its mappings (replaced by private memory; the parent's segment and
+// header are untouched) and forgets its state. The inherited handle names a segment of the
+// parent's pid, which the child will not find: it is refused, one branch per frame, until
+// perfdm gives the child a handle of its own.
+void perfdm_forget_after_fork(perfdm_writer& w) {
+  auto* m = static_cast<perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_RELAXED));
+  __atomic_store_n(w.current, static_cast<void*>(nullptr), __ATOMIC_RELAXED);
+  w.busy = false;
+  w.refused = 0;
+  w.pending_drops = 0;
+  if (m) {
+    void* r = mmap(m->base, m->size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    (void)r;
+  }
+}
+
 // The thread's lane-release object is reached only when claiming (a function, so the fast
 // path does not pay the guard of a thread_local with a destructor).
 using perfdm_release_of_thread = perfdm_lane_release& (*)();
@@ -452,6 +470,15 @@ void perfdm_write_@S@_observing(perfdm_@S@_frame* frame) {
 
 }  // namespace
 
+constexpr const char* source_bottom = R"(
+namespace {
+void perfdm_after_fork() {
+@FORK_CALLS@}
+[[maybe_unused]] const int perfdm_after_fork_registered =
+    pthread_atfork(nullptr, nullptr, perfdm_after_fork);
+}  // namespace
+)";
+
 generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
                                      const std::string& stem, const std::string& schema_name) {
   generated_files g;
@@ -518,6 +545,10 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
     g.header += fill(header_struct_end, keys);
     g.source += fill(source_struct, keys);
   }
+  std::string fork_calls;
+  for (const auto& l : layouts)
+    fork_calls += "  perfdm_forget_after_fork(perfdm_writer_" + l.struct_name + ");\n";
+  g.source += fill(source_bottom, {{"FORK_CALLS", fork_calls}});
   g.header += fill(header_bottom, common);
   return g;
 }

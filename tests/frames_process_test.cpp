@@ -160,6 +160,42 @@ TEST_CASE("frames process: a C++ program's threads and two frame types, read whi
   CHECK(pairs_right);
 }
 
+TEST_CASE("frames process: a slow reader counts the frames overwritten before it came") {
+  constexpr int frames = 3000;
+  child writer({FRAMES_WRITER_C, std::to_string(frames)}, "", frames_test::temp_path("slow.err"));
+  target_segment seg(writer.pid(), {2, 256});
+  frame_reader reader(seg.s.name());
+  writer.send(seg.hex());
+  writer.wait();
+  std::uint64_t first = 0, n = 0;
+  reader.poll([&](const std::byte* p, std::int64_t) {
+    if (n++ == 0) first = as_sample(p).index;
+  });
+  reader.writer_gone();
+  const auto c = reader.counters();
+  CHECK(c.read == 256);
+  CHECK(c.lost == frames - 256);
+  CHECK(first == frames - 256);
+  CHECK(c.torn == 0);
+}
+
+TEST_CASE("frames process: a forked child does not write into its parent's segment") {
+  child writer({FRAMES_WRITER}, "", frames_test::temp_path("fork.err"));
+  target_segment seg(writer.pid(), {4, 1024});
+  frame_reader reader(seg.s.name());
+  REQUIRE(writer.command("handle " + seg.hex()));
+  REQUIRE(writer.command("write 10 1 0"));
+  REQUIRE(writer.command("fork 100"));
+  REQUIRE(writer.command("write 10 1 1"));
+  std::map<int, int> per_thread;
+  reader.poll([&](const std::byte* p, std::int64_t) { ++per_thread[as_sample(p).thread]; });
+  CHECK(per_thread[0] == 10);
+  CHECK(per_thread[1] == 10);
+  CHECK(per_thread.count(77) == 0);
+  CHECK(reader.counters().lost == 0);
+  CHECK(reader.writer_pid() == writer.pid());
+}
+
 TEST_CASE("frames process: SIGKILL at random points never yields a torn frame as data") {
   std::mt19937 rng(std::random_device{}());
   std::uint64_t torn_total = 0;

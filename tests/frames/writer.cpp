@@ -4,8 +4,12 @@
 //   write N T B     T threads, numbered B.., each write N sample frames, then exit
 //   spin T          T threads write sample frames until the process is killed
 //   pair HEX N      stores HEX into perfdm_handle_pair and writes N pair frames
+//   fork N          forks; the child writes N frames as thread 77 and exits; "ok" once reaped
 //   exit
 // Frame i of thread t holds values derived from (t, i): tests/frames_test_values.hpp.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -66,6 +70,16 @@ int main() {
         PERFDM_pair_SET_second(&f, 2 * i);
         perfdm_write_pair(&f);
       }
+    } else if (cmd == "fork") {
+      std::uint64_t n = 0;
+      std::cin >> n;
+      const pid_t child = fork();
+      if (child == 0) {
+        write_frames(77, n);
+        std::_Exit(0);
+      }
+      int status = 0;
+      waitpid(child, &status, 0);
     } else if (cmd == "exit") {
       std::cout << "ok" << std::endl;
       std::_Exit(0);
