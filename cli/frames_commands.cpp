@@ -114,9 +114,15 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
       row += '\n';
       if (std::fwrite(row.data(), 1, row.size(), out) != row.size()) output_failed = true;
     };
+    bool told_mismatch = false;
     while (!read_stop && !output_failed) {
       if (reader.poll_lanes(print) != 0) continue;
       if (std::fflush(out) != 0) output_failed = true;
+      if (!told_mismatch && reader.writer_state() == shm::format::writer_mismatch) {
+        told_mismatch = true;
+        err << "perfdm read: the writer (pid " << reader.writer_pid()
+            << ") refused the segment: its frame layout or clock differs\n";
+      }
       if (o.pid > 0 && process_gone(o.pid)) {
         while (reader.poll_lanes(print) != 0) {
         }

@@ -127,8 +127,9 @@ extern const uint64_t perfdm_layout_hash_@S@;
 
 void perfdm_write_@S@_observing(perfdm_@S@_frame* frame);
 
-/* Stamps perfdm_seq and perfdm_time and writes the frame into this thread's lane of the
-   segment, if perfdm observes; costs one predictable branch when it does not. */
+/* Writes the frame into this thread's lane of the segment, if perfdm observes, stamped
+   with its sequence number and time there (the caller's perfdm_seq and perfdm_time are
+   neither read nor changed); costs one predictable branch when perfdm does not observe. */
 static inline void perfdm_write_@S@(perfdm_@S@_frame* frame) {
   if (PERFDM_FRAMES_UNLIKELY((perfdm_handle_@S@ | (uintptr_t)perfdm_mapping_@S@) != 0))
     perfdm_write_@S@_observing(frame);
@@ -315,7 +316,7 @@ void perfdm_release(perfdm_mapping* m) {
 // Adds the frames dropped during transitions to the header of the current mapping. Called
 // by the thread that made a transition, after publishing the mapping, and by every thread
 // that dropped a frame, after counting it: whichever runs last finds it (exact count).
-void perfdm_flush_drops(perfdm_writer& w) {
+__attribute__((noinline, cold)) void perfdm_flush_drops(perfdm_writer& w) {
   auto* m = static_cast<perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_SEQ_CST));
   if (!m) return;
   const std::uint64_t n = __atomic_exchange_n(&w.pending_drops, 0, __ATOMIC_SEQ_CST);
@@ -323,7 +324,7 @@ void perfdm_flush_drops(perfdm_writer& w) {
 }
 
 // Moves between the states; one thread at a time. False when another thread was at it.
-bool perfdm_transition(perfdm_writer& w, std::uint64_t handle) {
+__attribute__((noinline, cold)) bool perfdm_transition(perfdm_writer& w, std::uint64_t handle) {
   if (__atomic_exchange_n(&w.busy, true, __ATOMIC_ACQUIRE)) return false;
   auto* m = static_cast<perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_ACQUIRE));
   if (m && m->handle != handle) {
@@ -344,7 +345,8 @@ bool perfdm_transition(perfdm_writer& w, std::uint64_t handle) {
 }
 
 // A thread's first frame in a mapping: one compare-and-swap on a free lane's owner word.
-bool perfdm_claim(const perfdm_mapping* m, perfdm_lane& t, perfdm_lane_release& r) {
+__attribute__((noinline, cold)) bool perfdm_claim(const perfdm_mapping* m, perfdm_lane& t,
+                                                  perfdm_lane_release& r) {
   const std::uint64_t me = std::uint64_t(pthread_self());
   for (std::uint32_t l = 0; l < m->lane_count; ++l) {
     char* lane = m->lanes + l * m->stride;
@@ -364,39 +366,67 @@ bool perfdm_claim(const perfdm_mapping* m, perfdm_lane& t, perfdm_lane_release& 
 }
 
 // One frame into the thread's lane, sequence-checked: WRITING|n, the frame, n, head = n.
-template <std::size_t FrameSize>
-inline void perfdm_commit(perfdm_lane& t, void* frame) {
+// CopyFields copies the schema's fields one by one, each load the size of the store that
+// filled it, so the copy never waits on store forwarding.
+template <std::size_t FrameSize, class Frame, void (*CopyFields)(char*, const Frame*)>
+inline void perfdm_commit(perfdm_lane& t, const Frame* frame) {
   const std::uint64_t time = perfdm_now();
   const std::uint64_t i = t.next;
   char* slot = t.slots + (i & t.mask) * FrameSize;
   auto* seq = reinterpret_cast<std::uint64_t*>(slot);
   __atomic_store_n(seq, perfdm_writing_bit | (i + 1), __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_RELEASE);
-  const std::uint64_t stamp[2] = {i + 1, time};
-  std::memcpy(frame, stamp, sizeof stamp);
-  std::memcpy(slot + 8, static_cast<const char*>(frame) + 8, FrameSize - 8);
+  // The stamps go straight into the slot: storing them into the caller's frame and copying
+  // it would read back just-stored bytes (a store-forwarding stall of several ns).
+  std::memcpy(slot + 8, &time, sizeof time);
+  CopyFields(slot, frame);
   __atomic_store_n(seq, i + 1, __ATOMIC_RELEASE);
   __atomic_store_n(t.head, i + 1, __ATOMIC_RELEASE);
   t.next = i + 1;
 }
 
-template <std::size_t FrameSize>
-inline bool perfdm_write_observing(perfdm_writer& w, perfdm_lane& t, perfdm_lane_release& r,
-                                   std::uint64_t handle, void* frame) {
+// After fork(), in the child: it must not write into its parent's lanes (a lane has one
+// writer), so it drops its mappings (replaced by private memory; the parent's segment and
+// header are untouched) and forgets its state. The inherited handle names a segment of the
+// parent's pid, which the child will not find: it is refused, one branch per frame, until
+// perfdm gives the child a handle of its own.
+void perfdm_forget_after_fork(perfdm_writer& w) {
+  auto* m = static_cast<perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_RELAXED));
+  __atomic_store_n(w.current, static_cast<void*>(nullptr), __ATOMIC_RELAXED);
+  w.busy = false;
+  w.refused = 0;
+  w.pending_drops = 0;
+  if (m) {
+    void* r = mmap(m->base, m->size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    (void)r;
+  }
+}
+
+// The thread's lane-release object is reached only when claiming (a function, so the fast
+// path does not pay the guard of a thread_local with a destructor).
+using perfdm_release_of_thread = perfdm_lane_release& (*)();
+
+template <std::size_t FrameSize, class Frame, void (*CopyFields)(char*, const Frame*)>
+inline bool perfdm_write_observing(perfdm_writer& w, perfdm_lane& t, perfdm_release_of_thread r,
+                                   std::uint64_t handle, const Frame* frame) {
   auto* m = static_cast<const perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_ACQUIRE));
   if (__builtin_expect(m == nullptr || m->handle != handle, 0)) return false;
-  if (__builtin_expect(t.mapping != m, 0) && !perfdm_claim(m, t, r)) return true;
-  perfdm_commit<FrameSize>(t, frame);
+  if (__builtin_expect(t.mapping != m, 0) && !perfdm_claim(m, t, r())) return true;
+  perfdm_commit<FrameSize, Frame, CopyFields>(t, frame);
   return true;
 }
 
-template <std::size_t FrameSize>
-inline void perfdm_write(perfdm_writer& w, perfdm_lane& t, perfdm_lane_release& r, void* frame) {
+template <std::size_t FrameSize, class Frame, void (*CopyFields)(char*, const Frame*)>
+inline void perfdm_write(perfdm_writer& w, perfdm_lane& t, perfdm_release_of_thread r,
+                         const Frame* frame) {
   const std::uint64_t handle = *w.handle;
-  if (__builtin_expect(perfdm_write_observing<FrameSize>(w, t, r, handle, frame), 1)) return;
+  if (__builtin_expect(
+          (perfdm_write_observing<FrameSize, Frame, CopyFields>(w, t, r, handle, frame)), 1))
+    return;
   if (handle == 0 && !__atomic_load_n(w.current, __ATOMIC_ACQUIRE)) return;  // not observing
   if (perfdm_transition(w, handle)) {
-    if (handle != 0) perfdm_write_observing<FrameSize>(w, t, r, handle, frame);
+    if (handle != 0) perfdm_write_observing<FrameSize, Frame, CopyFields>(w, t, r, handle, frame);
     return;
   }
   if (handle == 0 || handle == __atomic_load_n(&w.refused, __ATOMIC_RELAXED)) return;
@@ -417,6 +447,11 @@ perfdm_writer perfdm_writer_@S@ = {&perfdm_mapping_@S@, &perfdm_handle_@S@, @HAS
                                    false, 0};
 thread_local perfdm_lane perfdm_lane_@S@;
 thread_local perfdm_lane_release perfdm_lane_release_@S@;
+__attribute__((noinline, cold)) perfdm_lane_release& perfdm_lane_release_of_@S@() {
+  return perfdm_lane_release_@S@;
+}
+inline void perfdm_copy_fields_@S@(char* slot, const perfdm_@S@_frame* f) {
+@FIELD_COPIES@}
 }  // namespace
 
 extern "C" {
@@ -427,13 +462,22 @@ __attribute__((used)) const char perfdm_layout_@S@[] =
 __attribute__((used)) const std::uint64_t perfdm_layout_hash_@S@ = @HASH@;
 
 void perfdm_write_@S@_observing(perfdm_@S@_frame* frame) {
-  perfdm_write<sizeof(perfdm_@S@_frame)>(perfdm_writer_@S@, perfdm_lane_@S@,
-                                         perfdm_lane_release_@S@, frame);
+  perfdm_write<sizeof(perfdm_@S@_frame), perfdm_@S@_frame, perfdm_copy_fields_@S@>(
+      perfdm_writer_@S@, perfdm_lane_@S@, perfdm_lane_release_of_@S@, frame);
 }
 }
 )";
 
 }  // namespace
+
+constexpr const char* source_bottom = R"(
+namespace {
+void perfdm_after_fork() {
+@FORK_CALLS@}
+[[maybe_unused]] const int perfdm_after_fork_registered =
+    pthread_atfork(nullptr, nullptr, perfdm_after_fork);
+}  // namespace
+)";
 
 generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
                                      const std::string& stem, const std::string& schema_name) {
@@ -456,7 +500,7 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
   for (const auto& l : layouts) {
     const std::string& s = l.struct_name;
     const std::string descriptor = layout_descriptor(l);
-    std::string fields, setters, asserts;
+    std::string fields, setters, asserts, copies;
     for (const auto& f : l.fields) {
       std::string comment;
       if (f.kind == field_kind::counter || f.kind == field_kind::sampled) {
@@ -473,6 +517,8 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
       asserts += "static_assert(offsetof(perfdm_" + s + "_frame, " + f.name +
                  ") == " + std::to_string(f.offset) + ", \"perfdm_" + s + "_frame: layout\");\n";
       if (f.kind == field_kind::seq || f.kind == field_kind::time) continue;
+      copies += "  std::memcpy(slot + " + std::to_string(f.offset) + ", &f->" + f.name +
+                ", sizeof f->" + f.name + ");\n";
       if (f.type == field_type::text)
         setters += "#define PERFDM_" + s + "_SET_" + f.name +
                    "(frame_ptr, value) \\\n  perfdm_frames_copy_text((frame_ptr)->" + f.name +
@@ -486,10 +532,11 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
         {"SIZE", std::to_string(l.size)},
         {"HASH", hex64(layout_hash(descriptor))},
         {"OFFSET_ASSERTS", asserts},
+        {"FIELD_COPIES", copies},
         {"DESCRIPTOR", c_string_lines(descriptor, "    ")},  // last: units may hold @
     };
     g.header += fill(
-        "\n/* struct @S@: @SIZE@ bytes; perfdm_seq and perfdm_time are set by perfdm_write_@S@. */\n"
+        "\n/* struct @S@: @SIZE@ bytes; perfdm_seq and perfdm_time are stamped by perfdm_write_@S@. */\n"
         "typedef struct perfdm_@S@_frame {\n",
         keys);
     g.header += fields + "} perfdm_" + s + "_frame;\n";
@@ -498,6 +545,10 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
     g.header += fill(header_struct_end, keys);
     g.source += fill(source_struct, keys);
   }
+  std::string fork_calls;
+  for (const auto& l : layouts)
+    fork_calls += "  perfdm_forget_after_fork(perfdm_writer_" + l.struct_name + ");\n";
+  g.source += fill(source_bottom, {{"FORK_CALLS", fork_calls}});
   g.header += fill(header_bottom, common);
   return g;
 }

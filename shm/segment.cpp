@@ -1,5 +1,6 @@
 #include "shm/segment.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,12 +28,22 @@ segment segment::create(int target_pid, std::uint64_t handle, const frame_layout
   const std::uint64_t header_size = format::header_size_for(descriptor.size());
   const std::uint64_t size =
       header_size + std::uint64_t(o.lanes) * format::lane_stride(layout.size, o.capacity);
+  if (size > max_segment_size)
+    throw shm_error("a segment of " + std::to_string(size) + " bytes is more than the " +
+                    std::to_string(max_segment_size) + " perfdm allows: fewer lanes or slots");
   const std::string name = format::segment_name(target_pid, handle);
   try {
     bip::permissions owner_only(0600);
     bip::shared_memory_object shm(bip::create_only, name.c_str(), bip::read_write, owner_only);
     try {
       shm.truncate(static_cast<bip::offset_t>(size));
+      // Reserve the pages now: a sparse segment could run out of shared memory later, and
+      // the observed program would then die of SIGBUS in the middle of a frame.
+      const int err = ::posix_fallocate(shm.get_mapping_handle().handle, 0,
+                                        static_cast<off_t>(size));
+      if (err != 0)
+        throw shm_error("cannot reserve " + std::to_string(size) + " bytes of shared memory for " +
+                        name + ": " + std::strerror(err));
       // Root attaching to another user's program: give the segment to that user, or the
       // program could not open it. Failing to is not an error: the writer then reports
       // nothing and the segment stays waiting.
@@ -60,6 +71,8 @@ segment segment::create(int target_pid, std::uint64_t handle, const frame_layout
       bip::shared_memory_object::remove(name.c_str());
       throw;
     }
+  } catch (const shm_error&) {
+    throw;
   } catch (const bip::interprocess_exception& e) {
     throw shm_error("cannot create the segment " + name + ": " + e.what());
   }

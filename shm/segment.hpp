@@ -11,6 +11,9 @@
 
 namespace perfdm::shm {
 
+// The largest segment perfdm creates (its pages are reserved at creation).
+constexpr std::uint64_t max_segment_size = std::uint64_t(1) << 30;
+
 struct segment_options {
   std::uint32_t lanes = 16;        // writer threads that can write at once
   std::uint32_t capacity = 4096;   // frames per lane, a power of two
@@ -19,8 +22,9 @@ struct segment_options {
 class segment {
  public:
   // Creates perfdm.<target_pid>.<handle>, sized for the layout and options, with its header
-  // (writer_state waiting). Throws shm_error: handle 0, options out of range, a segment of
-  // that name exists, or the system refuses. The segment belongs to the target's user when
+  // (writer_state waiting), its pages reserved. Throws shm_error: handle 0, options out of
+  // range, more than max_segment_size, a segment of that name exists, not enough shared
+  // memory, or the system refuses. The segment belongs to the target's user when
   // perfdm may give it away (root attaching to another user's program).
   static segment create(int target_pid, std::uint64_t handle, const frame_layout& layout,
                         segment_options options = {});

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <thread>
 #include <vector>
@@ -381,6 +382,8 @@ TEST_CASE("frames segment: creation checks its arguments and refuses an existing
   CHECK_THROWS_AS(segment::create(::getpid(), 0, sample_layout()), shm_error);
   CHECK_THROWS_AS(segment::create(::getpid(), 5, sample_layout(), {0, 16}), shm_error);
   CHECK_THROWS_AS(segment::create(::getpid(), 5, sample_layout(), {4, 12}), shm_error);
+  CHECK_THROWS_WITH(segment::create(::getpid(), 5, sample_layout(), {1024, 1u << 24}),
+                    Catch::Contains("more than"));
   own_segment seg;
   CHECK(seg.s.name() == format::segment_name(::getpid(), seg.s.handle()));
   CHECK_THROWS_WITH(segment::create(::getpid(), seg.s.handle(), sample_layout()),
@@ -389,4 +392,34 @@ TEST_CASE("frames segment: creation checks its arguments and refuses an existing
   CHECK(reader.lane_count() == 16);
   CHECK(reader.lane_capacity() == 4096);
   CHECK(reader.target_pid() == ::getpid());
+}
+
+TEST_CASE("frames ring: random damage to a segment header is refused or read safely") {
+  std::mt19937 rng(7);
+  int refused = 0, opened = 0;
+  for (int round = 0; round < 150; ++round) {
+    own_segment seg({2, 16});
+    {
+      raw_mapping raw(seg.s.name());
+      // A few random bytes of the header or of the lanes' control words.
+      const int damage = 1 + static_cast<int>(rng() % 4);
+      for (int i = 0; i < damage; ++i) {
+        const std::size_t at = rng() % 2 == 0 ? rng() % 512 : format::page + rng() % 256;
+        raw.base[at] = static_cast<std::byte>(rng());
+      }
+    }
+    try {
+      frame_reader reader(seg.s.name());
+      ++opened;
+      reader.poll([](const std::byte*, std::int64_t) {});
+      reader.writer_gone();
+      const auto c = reader.counters();
+      CHECK(c.read <= 2 * 16);
+    } catch (const shm_error& e) {
+      ++refused;
+      CHECK_THAT(e.what(), Catch::Contains("not a valid frames segment"));
+    }
+  }
+  CHECK(refused > 0);
+  CHECK(opened > 0);
 }

@@ -55,7 +55,7 @@ class child {
   ~child() {
     if (in_ >= 0) ::close(in_);
     if (out_ >= 0) ::close(out_);
-    if (!reaped_) {
+    if (!reaped_ && pid_ > 0) {
       ::kill(pid_, SIGKILL);
       wait();
     }
@@ -82,9 +82,12 @@ class child {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                             deadline - std::chrono::steady_clock::now())
                             .count();
-      if (left <= 0) return false;
       pollfd p{out_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+      // Looks at least once, even when the time is up.
+      if (::poll(&p, 1, static_cast<int>(left > 0 ? left : 0)) <= 0) {
+        if (left <= 0) return false;
+        continue;
+      }
       char buf[4096];
       const auto n = ::read(out_, buf, sizeof buf);
       if (n <= 0) return false;
@@ -99,11 +102,13 @@ class child {
     return wait_line(answer, seconds) && answer == "ok";
   }
 
-  void signal(int sig) { ::kill(pid_, sig); }
+  void signal(int sig) {
+    if (pid_ > 0) ::kill(pid_, sig);
+  }
 
   // Waits for the child to end (up to `seconds`, then kills it); returns the wait status.
   int wait(double seconds = 60) {
-    if (reaped_) return status_;
+    if (reaped_ || pid_ <= 0) return status_;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     for (;;) {
       const pid_t r = ::waitpid(pid_, &status_, WNOHANG);

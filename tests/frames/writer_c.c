@@ -1,7 +1,8 @@
-/* A frames writer in C for the tests: `frames_writer_c HANDLE_HEX N` waits for a line on
-   standard input (the test creates the segment meanwhile), stores the handle into
-   perfdm_handle_sample (what perfdm attach does from outside), writes N sample frames from
-   one thread with the values of tests/frames_test_values.hpp (thread 0), and exits. */
+/* A frames writer in C for the tests: `frames_writer_c N` reads the handle (hex) from a
+   line of standard input (the segment's name holds the writer's pid, so the test creates it
+   once the writer runs), stores it into perfdm_handle_sample (what perfdm attach does from
+   outside), writes N sample frames from one thread with the values of
+   tests/frames_test_values.hpp (thread 0), and exits. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,14 +10,14 @@
 
 int main(int argc, char** argv) {
   unsigned long long n, i;
-  if (argc != 3) {
-    fprintf(stderr, "usage: frames_writer_c HANDLE_HEX N\n");
+  char handle[32];
+  if (argc != 2) {
+    fprintf(stderr, "usage: frames_writer_c N (then the handle in hex on standard input)\n");
     return 2;
   }
-  char go[16];
-  if (!fgets(go, sizeof go, stdin)) return 3;
-  perfdm_handle_sample = strtoull(argv[1], NULL, 16);
-  n = strtoull(argv[2], NULL, 10);
+  if (!fgets(handle, sizeof handle, stdin)) return 3;
+  perfdm_handle_sample = strtoull(handle, NULL, 16);
+  n = strtoull(argv[1], NULL, 10);
   for (i = 0; i < n; ++i) {
     perfdm_sample_frame f;
     char label[64];
