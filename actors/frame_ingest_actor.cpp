@@ -1,6 +1,8 @@
 #include "actors/frame_ingest_actor.hpp"
 
+#include <algorithm>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <caf/stateful_actor.hpp>
@@ -43,19 +45,29 @@ struct ingest_state {
   std::uint64_t dropped = 0;  // samples the data manager dropped (MIs deleted meanwhile)
   bool detaching = false;
   bool reading = false;  // polls started (after the first collection set)
+  time_ns last_poll = 0;  // engine time of the last poll
   static inline const char* name = "frame_ingest";
 
   time_ns engine_now() const { return shm::monotonic_now_ns() - options.origin_monotonic_ns; }
 
-  // Reads every committed frame; returns how many.
-  std::size_t poll() {
+  // Reads every committed frame; returns how many, and in `fullest` the largest share of a
+  // lane's capacity one lane gave (how close that lane came to overwriting unread frames).
+  std::size_t poll(double* fullest = nullptr) {
     std::size_t n = 0;
-    for (auto& t : types)
-      n += t.reader->poll([&](const std::byte* frame, std::int64_t mono) {
+    double most = 0;
+    for (auto& t : types) {
+      per_lane.assign(t.reader->lane_count(), 0);
+      n += t.reader->poll_lanes([&](const std::byte* frame, std::int64_t mono, std::uint32_t lane) {
         t.sampler->add(frame, mono - options.origin_monotonic_ns);
+        ++per_lane[lane];
       });
+      for (auto c : per_lane)
+        most = std::max(most, static_cast<double>(c) / t.reader->lane_capacity());
+    }
+    if (fullest) *fullest = most;
     return n;
   }
+  std::vector<std::size_t> per_lane;  // frames per lane in the current poll
 
   // The segment's name can go once the writer mapped it: a crash of either side then leaves
   // nothing in /dev/shm.
@@ -192,20 +204,30 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
     },
     [=](tick_atom) {
       auto& s = self->state;
-      auto read = s.poll();
+      double fullest = 0;
+      s.poll(&fullest);
       s.remove_names_once_mapped();
       send_samples(s.engine_now() - s.options.flush_delay);
       bool released = s.detaching;
       for (auto& t : s.types)
         released = released && t.reader->writer_state() == shm::format::writer_released;
       if (!shm::process_exists(s.attached.pid) || released) return finish();
-      // A busy writer is read again at once, so a lane does not overflow between polls.
-      std::size_t capacity = 0;
-      for (auto& t : s.types) capacity += t.reader->lane_capacity();
-      if (read > capacity / 4)
+      // The next poll comes before the fullest lane, at the rate it filled since the last
+      // poll, is a quarter full: a busy writer never laps the reader. Short waits are slept
+      // on this actor's own thread (it is detached): timers dispatch through the clock thread
+      // and a worker, which is a millisecond or more late.
+      auto now = s.engine_now();
+      auto since = std::max<time_ns>(now - s.last_poll, 1000);
+      s.last_poll = now;
+      time_ns next = s.options.poll_period;
+      if (fullest > 0)
+        next = std::min<time_ns>(next, static_cast<time_ns>(0.25 * static_cast<double>(since) / fullest));
+      if (next < 2'000'000) {
+        std::this_thread::sleep_for(std::chrono::nanoseconds(next));
         self->send(self, tick_atom::value);
-      else
-        self->delayed_send(self, std::chrono::nanoseconds(s.options.poll_period), tick_atom::value);
+      } else {
+        self->delayed_send(self, std::chrono::nanoseconds(next), tick_atom::value);
+      }
     },
     [=](detach_request&) -> caf::result<process_info> {
       auto& s = self->state;
@@ -232,7 +254,7 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
 
 caf::actor spawn_frame_ingest(caf::event_based_actor* parent, caf::actor dm,
                               shm::attachment attached, ingest_options options) {
-  return parent->spawn(frame_ingest_actor, std::move(dm), caf::actor_cast<caf::actor>(parent),
+  return parent->spawn<caf::detached>(frame_ingest_actor, std::move(dm), caf::actor_cast<caf::actor>(parent),
                        std::move(attached), options);
 }
 

@@ -73,9 +73,14 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         shm::attach_options o;
         if (!x.schema.empty()) o.expected = expected_layouts(x.schema);
         o.force = x.force;
-        o.create_segment = [](int pid, const std::string&, const std::string& descriptor,
-                              std::uint64_t handle) {
-          return shm::segment::create(pid, handle, shm::parse_layout_descriptor(descriptor)).name();
+        shm::segment_options geometry;
+        if (x.lanes) geometry.lanes = x.lanes;
+        if (x.capacity) geometry.capacity = x.capacity;
+        o.create_segment = [geometry](int pid, const std::string&, const std::string& descriptor,
+                                      std::uint64_t handle) {
+          return shm::segment::create(pid, handle, shm::parse_layout_descriptor(descriptor),
+                                      geometry)
+              .name();
         };
         attached = shm::attach(x.pid, o);
       } catch (const shm::attach_error& e) {

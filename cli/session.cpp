@@ -28,6 +28,10 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg, bool determin
   register_message_types(cfg);
   cfg.set("logger.console", caf::atom("none"));
   if (deterministic) cfg.set("scheduler.policy", caf::atom("testing"));
+  // An idle CAF worker sleeps 10 ms between steal attempts by default, so a message to an
+  // idle engine (a frame ingest actor's next poll) could wait that long and a busy ring
+  // overflow meanwhile; 1 ms costs an idle engine about a thousand wake-ups a second.
+  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
   return cfg;
 }
 

@@ -16,6 +16,10 @@ struct attach_request {
   std::int32_t pid = 0;
   std::string schema;  // empty: every frame type the executable has
   bool force = false;  // take over a process another perfdm left attached
+  // The segments' geometry; 0: the default (16 lanes of 4096 frames). More capacity rides
+  // out longer bursts between reads.
+  std::uint32_t lanes = 0;
+  std::uint32_t capacity = 0;  // frames per lane, a power of two
 };
 // DETACH: the process stops writing frames; what it wrote until then is ingested.
 struct detach_request {
@@ -59,7 +63,7 @@ struct frames_stats {
   std::vector<frame_type_stats> frame_types;
 };
 
-PERFDM_INSPECT(attach_request, x.pid, x.schema, x.force)
+PERFDM_INSPECT(attach_request, x.pid, x.schema, x.force, x.lanes, x.capacity)
 PERFDM_INSPECT(detach_request, x.pid)
 PERFDM_INSPECT_EMPTY(list_processes)
 PERFDM_INSPECT(process_info, x.pid, x.name, x.executable, x.resource, x.frames, x.active)

@@ -537,10 +537,27 @@ std::int32_t pid_of(const attributes& a) {
   return static_cast<std::int32_t>(*x);
 }
 
+// An optional count within [low, high], a power of two when asked; 0 when absent.
+std::uint32_t count_of(const attributes& a, const char* name, std::uint64_t low,
+                       std::uint64_t high, bool power_of_two) {
+  auto v = a.find(name);
+  if (!v) return 0;
+  auto x = parse_id(*v);
+  if (!x || *x < low || *x > high || (power_of_two && (*x & (*x - 1)) != 0))
+    bad_argument("<PROCESS> " + std::string(name) + " must be " +
+                 (power_of_two ? "a power of two " : "an integer ") + "from " +
+                 std::to_string(low) + " to " + std::to_string(high) + ", not '" +
+                 std::string(*v) + "'");
+  return static_cast<std::uint32_t>(*x);
+}
+
 caf::message parse_attach(const xml_node* arg, const std::string& command) {
-  attributes a(require_leaf(arg, "PROCESS", command), {"PID", "SCHEMA", "FORCE"});
-  return caf::make_message(
-      attach_request{pid_of(a), std::string(a.text_or("SCHEMA", "")), a.boolean_or("FORCE", false)});
+  attributes a(require_leaf(arg, "PROCESS", command),
+               {"PID", "SCHEMA", "FORCE", "LANES", "CAPACITY"});
+  attach_request r{pid_of(a), std::string(a.text_or("SCHEMA", "")), a.boolean_or("FORCE", false)};
+  r.lanes = count_of(a, "LANES", 1, 1024, false);
+  r.capacity = count_of(a, "CAPACITY", 64, 16777216, true);
+  return caf::make_message(r);
 }
 
 caf::message parse_detach(const xml_node* arg, const std::string& command) {
@@ -773,7 +790,10 @@ printed_request request_parts(const attach_request& x) {
   element e("PROCESS");
   e.count("PID", static_cast<std::uint64_t>(x.pid));
   if (!x.schema.empty()) e.text("SCHEMA", x.schema);
-  return {"ATTACH", e.flag("FORCE", x.force).leaf()};
+  e.flag("FORCE", x.force);
+  if (x.lanes) e.count("LANES", x.lanes);
+  if (x.capacity) e.count("CAPACITY", x.capacity);
+  return {"ATTACH", e.leaf()};
 }
 printed_request request_parts(const detach_request& x) {
   return {"DETACH", element("PROCESS").count("PID", static_cast<std::uint64_t>(x.pid)).leaf()};
