@@ -132,9 +132,13 @@ int frame_reader::writer_state() const {
   return static_cast<int>(__atomic_load_n(&header_->writer_state, __ATOMIC_ACQUIRE));
 }
 
-int frame_reader::writer_pid() const { return __atomic_load_n(&header_->writer_pid, __ATOMIC_ACQUIRE); }
+int frame_reader::writer_pid() const {
+  return __atomic_load_n(&header_->writer_pid, __ATOMIC_ACQUIRE);
+}
 
-int frame_reader::target_pid() const { return header_->target_pid; }
+int frame_reader::target_pid() const {
+  return header_->target_pid;
+}
 
 std::uint64_t frame_reader::committed() const {
   std::uint64_t sum = 0;
