@@ -329,7 +329,9 @@ void perfdm_release(perfdm_mapping* m) {
 
 // Adds the frames dropped during transitions to the header of the current mapping. Called
 // by the thread that made a transition, after publishing the mapping, and by every thread
-// that dropped a frame, after counting it: whichever runs last finds it (exact count).
+// that dropped a frame, after counting it: whichever runs last finds it, so each drop is
+// counted once. (Drops while a handle is being refused are forgotten with it; a flush that
+// races with the next release may land in the released memory.)
 __attribute__((noinline, cold)) void perfdm_flush_drops(perfdm_writer& w) {
   auto* m = static_cast<perfdm_mapping*>(__atomic_load_n(w.current, __ATOMIC_SEQ_CST));
   if (!m) return;
@@ -353,7 +355,10 @@ __attribute__((noinline, cold)) bool perfdm_transition(perfdm_writer& w, std::ui
     else
       __atomic_store_n(&w.refused, handle, __ATOMIC_RELAXED);
   }
-  perfdm_flush_drops(w);
+  if (m)
+    perfdm_flush_drops(w);
+  else
+    __atomic_store_n(&w.pending_drops, 0, __ATOMIC_SEQ_CST);  // nothing observes them
   __atomic_store_n(&w.busy, false, __ATOMIC_RELEASE);
   return true;
 }
