@@ -401,7 +401,11 @@ TEST_CASE("frames segment: creation checks its arguments and refuses an existing
   CHECK(seg.s.name() == format::segment_name(::getpid(), seg.s.handle()));
   CHECK_THROWS_WITH(segment::create(::getpid(), seg.s.handle(), sample_layout()),
                     Catch::Contains("cannot create the segment"));
-  frame_reader reader(seg.s.name());
+  frame_reader first(seg.s.name());
+  std::vector<frame_reader> readers;
+  readers.push_back(std::move(first));  // readers move (an engine keeps one per segment)
+  frame_reader reader = std::move(readers.back());
+  readers.clear();
   CHECK(reader.lane_count() == 16);
   CHECK(reader.lane_capacity() == 4096);
   CHECK(reader.target_pid() == ::getpid());
