@@ -87,7 +87,8 @@ void BM_write_observing_read(benchmark::State& state) {
   std::uint64_t sum = 0;
   std::thread poller([&] {
     while (!stop.load(std::memory_order_relaxed))
-      reader.poll([&](const std::byte* p, std::int64_t) { sum += static_cast<std::uint64_t>(p[16]); });
+      reader.poll(
+          [&](const std::byte* p, std::int64_t) { sum += static_cast<std::uint64_t>(p[16]); });
   });
   perfdm_bench32_frame f{};
   std::uint64_t i = 0;
@@ -112,7 +113,8 @@ void BM_rdtsc(benchmark::State& state) {
 BENCHMARK(BM_rdtsc);
 
 // The peer: a single-producer queue of the same frames, placed in a shared-memory segment.
-using spsc_frames = boost::lockfree::spsc_queue<perfdm_bench32_frame, boost::lockfree::capacity<1u << 16>>;
+using spsc_frames =
+    boost::lockfree::spsc_queue<perfdm_bench32_frame, boost::lockfree::capacity<1u << 16>>;
 
 void BM_spsc_push(benchmark::State& state) {
   namespace bip = boost::interprocess;

@@ -26,7 +26,9 @@ CLI::App* read_app = nullptr;
 
 volatile std::sig_atomic_t read_stop = 0;
 
-void on_read_stop(int) { read_stop = 1; }
+void on_read_stop(int) {
+  read_stop = 1;
+}
 
 void install_read_stop_handlers() {
   struct sigaction sa {};
@@ -135,8 +137,8 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
     const auto c = reader.counters();
     err << "frames read " << c.read << ", lost " << c.lost << ", torn " << c.torn << '\n';
     if (c.no_lane_drops || c.transition_drops)
-      err << "frames dropped by the writer: no free lane " << c.no_lane_drops
-          << ", during attach " << c.transition_drops << '\n';
+      err << "frames dropped by the writer: no free lane " << c.no_lane_drops << ", during attach "
+          << c.transition_drops << '\n';
     if (output_failed) {
       err << "perfdm read: cannot write the output\n";
       return 1;

@@ -3,12 +3,11 @@
 // and, after parsing, runs the one chosen.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <iosfwd>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 namespace perfdm {
 
@@ -20,7 +19,7 @@ void add_frames_commands(CLI::App& app);
 int run_frames_commands();
 
 struct gen_command_options {
-  std::string schema;  // SCHEMA
+  std::string schema;         // SCHEMA
   std::string out_dir = ".";  // -o DIR
 };
 int run_gen_command(const gen_command_options& o, std::ostream& err);

@@ -70,7 +70,8 @@ void frame_clock::refine() {
   if (!tsc_) return;
   const auto now = monotonic_now_ns();
   // Four times the last baseline, then every minute: the error falls as 1/baseline.
-  const std::int64_t due = baseline_ns_ < 15'000'000'000 ? 4 * baseline_ns_ : baseline_ns_ + 60'000'000'000;
+  const std::int64_t due =
+      baseline_ns_ < 15'000'000'000 ? 4 * baseline_ns_ : baseline_ns_ + 60'000'000'000;
   if (now - mono0_ < due) return;
   const auto p = sample_pair();
   if (p.tsc <= tsc0_) return;

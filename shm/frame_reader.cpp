@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <new>
+#include <utility>
 
 #include "shm/shm_error.hpp"
 
@@ -107,6 +109,31 @@ frame_reader::~frame_reader() {
   if (map_) ::munmap(map_, map_size_);
 }
 
+frame_reader::frame_reader(frame_reader&& other) noexcept
+    : name_(std::move(other.name_)),
+      map_(std::exchange(other.map_, nullptr)),
+      map_size_(std::exchange(other.map_size_, 0)),
+      header_(std::exchange(other.header_, nullptr)),
+      lanes_base_(std::exchange(other.lanes_base_, nullptr)),
+      layout_(std::move(other.layout_)),
+      frame_size_(other.frame_size_),
+      lanes_(std::exchange(other.lanes_, 0)),
+      capacity_(other.capacity_),
+      stride_(other.stride_),
+      next_(std::move(other.next_)),
+      buffer_(std::move(other.buffer_)),
+      counts_(other.counts_),
+      gone_(other.gone_),
+      clock_(other.clock_) {}
+
+frame_reader& frame_reader::operator=(frame_reader&& other) noexcept {
+  if (this != &other) {
+    this->~frame_reader();
+    new (this) frame_reader(std::move(other));
+  }
+  return *this;
+}
+
 void frame_reader::writer_gone() {
   if (gone_) return;
   gone_ = true;
@@ -132,9 +159,13 @@ int frame_reader::writer_state() const {
   return static_cast<int>(__atomic_load_n(&header_->writer_state, __ATOMIC_ACQUIRE));
 }
 
-int frame_reader::writer_pid() const { return __atomic_load_n(&header_->writer_pid, __ATOMIC_ACQUIRE); }
+int frame_reader::writer_pid() const {
+  return __atomic_load_n(&header_->writer_pid, __ATOMIC_ACQUIRE);
+}
 
-int frame_reader::target_pid() const { return header_->target_pid; }
+int frame_reader::target_pid() const {
+  return header_->target_pid;
+}
 
 std::uint64_t frame_reader::committed() const {
   std::uint64_t sum = 0;

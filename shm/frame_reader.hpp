@@ -26,6 +26,8 @@ class frame_reader {
   ~frame_reader();
   frame_reader(const frame_reader&) = delete;
   frame_reader& operator=(const frame_reader&) = delete;
+  frame_reader(frame_reader&& other) noexcept;  // `other` is left empty: destroy or assign only
+  frame_reader& operator=(frame_reader&& other) noexcept;
 
   const frame_layout& layout() const { return layout_; }
   const std::string& name() const { return name_; }

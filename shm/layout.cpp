@@ -157,29 +157,46 @@ void append_number(std::string& out, T v) {
 
 const char* to_string(field_type t) {
   switch (t) {
-    case field_type::i8: return "i8";
-    case field_type::i16: return "i16";
-    case field_type::i32: return "i32";
-    case field_type::i64: return "i64";
-    case field_type::u8: return "u8";
-    case field_type::u16: return "u16";
-    case field_type::u32: return "u32";
-    case field_type::u64: return "u64";
-    case field_type::f32: return "f32";
-    case field_type::f64: return "f64";
-    case field_type::boolean: return "bool";
-    case field_type::text: return "text";
+    case field_type::i8:
+      return "i8";
+    case field_type::i16:
+      return "i16";
+    case field_type::i32:
+      return "i32";
+    case field_type::i64:
+      return "i64";
+    case field_type::u8:
+      return "u8";
+    case field_type::u16:
+      return "u16";
+    case field_type::u32:
+      return "u32";
+    case field_type::u64:
+      return "u64";
+    case field_type::f32:
+      return "f32";
+    case field_type::f64:
+      return "f64";
+    case field_type::boolean:
+      return "bool";
+    case field_type::text:
+      return "text";
   }
   return "?";
 }
 
 const char* to_string(field_kind k) {
   switch (k) {
-    case field_kind::seq: return "seq";
-    case field_kind::time: return "time";
-    case field_kind::counter: return "counter";
-    case field_kind::sampled: return "sampled";
-    case field_kind::text: return "text";
+    case field_kind::seq:
+      return "seq";
+    case field_kind::time:
+      return "time";
+    case field_kind::counter:
+      return "counter";
+    case field_kind::sampled:
+      return "sampled";
+    case field_kind::text:
+      return "text";
   }
   return "?";
 }
@@ -189,22 +206,30 @@ std::uint32_t type_size(field_type t) {
     case field_type::i8:
     case field_type::u8:
     case field_type::boolean:
-    case field_type::text: return 1;
+    case field_type::text:
+      return 1;
     case field_type::i16:
-    case field_type::u16: return 2;
+    case field_type::u16:
+      return 2;
     case field_type::i32:
     case field_type::u32:
-    case field_type::f32: return 4;
+    case field_type::f32:
+      return 4;
     case field_type::i64:
     case field_type::u64:
-    case field_type::f64: return 8;
+    case field_type::f64:
+      return 8;
   }
   return 1;
 }
 
-std::uint32_t type_align(field_type t) { return type_size(t); }
+std::uint32_t type_align(field_type t) {
+  return type_size(t);
+}
 
-bool is_numeric(field_type t) { return t != field_type::text; }
+bool is_numeric(field_type t) {
+  return t != field_type::text;
+}
 
 frame_layout layout_in_order(const std::string& struct_name,
                              const std::vector<field_declaration>& fields) {
@@ -284,7 +309,8 @@ frame_layout parse_layout_descriptor(std::string_view text) {
     const bool added = index >= 2;
     if (!added && f.name != (index == 0 ? "perfdm_seq" : "perfdm_time")) {
       p.rewind(name_mark);
-      p.fail(index == 0 ? "the first field must be perfdm_seq" : "the second field must be perfdm_time");
+      p.fail(index == 0 ? "the first field must be perfdm_seq"
+                        : "the second field must be perfdm_time");
     }
     if (added && is_reserved_name(f.name)) {
       p.rewind(name_mark);
@@ -320,9 +346,9 @@ frame_layout parse_layout_descriptor(std::string_view text) {
     }
     const field_kind expected_fixed = index == 0 ? field_kind::seq : field_kind::time;
     const bool kind_fits = !added ? f.kind == expected_fixed && f.type == field_type::u64
-                          : f.type == field_type::text
-                              ? f.kind == field_kind::text
-                              : f.kind == field_kind::counter || f.kind == field_kind::sampled;
+                           : f.type == field_type::text
+                               ? f.kind == field_kind::text
+                               : f.kind == field_kind::counter || f.kind == field_kind::sampled;
     if (!kind_fits) {
       p.rewind(kind_mark);
       p.fail("the kind does not fit the field");
@@ -338,7 +364,8 @@ frame_layout parse_layout_descriptor(std::string_view text) {
     }
     p.end_of_line();
     if (added)
-      declared.push_back({f.name, f.type, f.type == field_type::text ? f.size : 0, f.kind, f.units});
+      declared.push_back(
+          {f.name, f.type, f.type == field_type::text ? f.size : 0, f.kind, f.units});
     l.fields.push_back(std::move(f));
   }
   if (l.fields.size() < 3) p.fail("a frame needs at least one field of its own");
@@ -374,18 +401,30 @@ std::uint64_t layout_hash(std::string_view descriptor) {
 double field_value(const field_layout& f, const std::byte* frame) {
   const std::byte* p = frame + f.offset;
   switch (f.type) {
-    case field_type::i8: return load<std::int8_t>(p);
-    case field_type::i16: return load<std::int16_t>(p);
-    case field_type::i32: return load<std::int32_t>(p);
-    case field_type::i64: return static_cast<double>(load<std::int64_t>(p));
-    case field_type::u8: return load<std::uint8_t>(p);
-    case field_type::u16: return load<std::uint16_t>(p);
-    case field_type::u32: return load<std::uint32_t>(p);
-    case field_type::u64: return static_cast<double>(load<std::uint64_t>(p));
-    case field_type::f32: return load<float>(p);
-    case field_type::f64: return load<double>(p);
-    case field_type::boolean: return load<std::uint8_t>(p) != 0 ? 1.0 : 0.0;
-    case field_type::text: break;
+    case field_type::i8:
+      return load<std::int8_t>(p);
+    case field_type::i16:
+      return load<std::int16_t>(p);
+    case field_type::i32:
+      return load<std::int32_t>(p);
+    case field_type::i64:
+      return static_cast<double>(load<std::int64_t>(p));
+    case field_type::u8:
+      return load<std::uint8_t>(p);
+    case field_type::u16:
+      return load<std::uint16_t>(p);
+    case field_type::u32:
+      return load<std::uint32_t>(p);
+    case field_type::u64:
+      return static_cast<double>(load<std::uint64_t>(p));
+    case field_type::f32:
+      return load<float>(p);
+    case field_type::f64:
+      return load<double>(p);
+    case field_type::boolean:
+      return load<std::uint8_t>(p) != 0 ? 1.0 : 0.0;
+    case field_type::text:
+      break;
   }
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -394,17 +433,39 @@ std::string field_text(const field_layout& f, const std::byte* frame) {
   const std::byte* p = frame + f.offset;
   std::string out;
   switch (f.type) {
-    case field_type::i8: append_number(out, int(load<std::int8_t>(p))); break;
-    case field_type::i16: append_number(out, load<std::int16_t>(p)); break;
-    case field_type::i32: append_number(out, load<std::int32_t>(p)); break;
-    case field_type::i64: append_number(out, load<std::int64_t>(p)); break;
-    case field_type::u8: append_number(out, unsigned(load<std::uint8_t>(p))); break;
-    case field_type::u16: append_number(out, load<std::uint16_t>(p)); break;
-    case field_type::u32: append_number(out, load<std::uint32_t>(p)); break;
-    case field_type::u64: append_number(out, load<std::uint64_t>(p)); break;
-    case field_type::f32: append_number(out, load<float>(p)); break;
-    case field_type::f64: append_number(out, load<double>(p)); break;
-    case field_type::boolean: out += load<std::uint8_t>(p) != 0 ? "1" : "0"; break;
+    case field_type::i8:
+      append_number(out, int(load<std::int8_t>(p)));
+      break;
+    case field_type::i16:
+      append_number(out, load<std::int16_t>(p));
+      break;
+    case field_type::i32:
+      append_number(out, load<std::int32_t>(p));
+      break;
+    case field_type::i64:
+      append_number(out, load<std::int64_t>(p));
+      break;
+    case field_type::u8:
+      append_number(out, unsigned(load<std::uint8_t>(p)));
+      break;
+    case field_type::u16:
+      append_number(out, load<std::uint16_t>(p));
+      break;
+    case field_type::u32:
+      append_number(out, load<std::uint32_t>(p));
+      break;
+    case field_type::u64:
+      append_number(out, load<std::uint64_t>(p));
+      break;
+    case field_type::f32:
+      append_number(out, load<float>(p));
+      break;
+    case field_type::f64:
+      append_number(out, load<double>(p));
+      break;
+    case field_type::boolean:
+      out += load<std::uint8_t>(p) != 0 ? "1" : "0";
+      break;
     case field_type::text:
       append_escaped(out, reinterpret_cast<const char*>(p), f.size);
       break;

@@ -39,8 +39,8 @@ segment segment::create(int target_pid, std::uint64_t handle, const frame_layout
       shm.truncate(static_cast<bip::offset_t>(size));
       // Reserve the pages now: a sparse segment could run out of shared memory later, and
       // the observed program would then die of SIGBUS in the middle of a frame.
-      const int err = ::posix_fallocate(shm.get_mapping_handle().handle, 0,
-                                        static_cast<off_t>(size));
+      const int err =
+          ::posix_fallocate(shm.get_mapping_handle().handle, 0, static_cast<off_t>(size));
       if (err != 0)
         throw shm_error("cannot reserve " + std::to_string(size) + " bytes of shared memory for " +
                         name + ": " + std::strerror(err));
@@ -90,6 +90,8 @@ bool segment::remove(const std::string& name) {
   return bip::shared_memory_object::remove(name.c_str());
 }
 
-void segment::remove() { remove(name_); }
+void segment::remove() {
+  remove(name_);
+}
 
 }  // namespace perfdm::shm

@@ -15,8 +15,8 @@ namespace perfdm::shm {
 constexpr std::uint64_t max_segment_size = std::uint64_t(1) << 30;
 
 struct segment_options {
-  std::uint32_t lanes = 16;        // writer threads that can write at once
-  std::uint32_t capacity = 4096;   // frames per lane, a power of two
+  std::uint32_t lanes = 16;       // writer threads that can write at once
+  std::uint32_t capacity = 4096;  // frames per lane, a power of two
 };
 
 class segment {

@@ -6,8 +6,7 @@ namespace perfdm::shm::format {
 
 std::string segment_name(int pid, std::uint64_t handle) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "perfdm.%d.%016llx", pid,
-                static_cast<unsigned long long>(handle));
+  std::snprintf(buf, sizeof buf, "perfdm.%d.%016llx", pid, static_cast<unsigned long long>(handle));
   return buf;
 }
 

@@ -34,9 +34,9 @@ struct header {
   std::uint32_t clock;          // clock_kind of perfdm_time
   std::int32_t target_pid;
   std::int32_t creator_pid;
-  std::uint32_t writer_state;  // set by the writer: writer_state
-  std::int32_t writer_pid;     // set by the writer when it attaches
-  std::uint64_t no_lane_drops;  // frames dropped because every lane was taken
+  std::uint32_t writer_state;     // set by the writer: writer_state
+  std::int32_t writer_pid;        // set by the writer when it attaches
+  std::uint64_t no_lane_drops;    // frames dropped because every lane was taken
   std::uint32_t descriptor_size;  // bytes of the descriptor, without its NUL
   std::uint32_t reserved0;
   std::uint64_t transition_drops;  // frames dropped while another thread opened the segment

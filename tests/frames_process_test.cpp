@@ -6,14 +6,14 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
-#include <cstdio>
-#include <fstream>
-#include <memory>
 #include <thread>
 
 #include "shm/frame_reader.hpp"
@@ -217,8 +217,8 @@ TEST_CASE("frames process: SIGKILL at random points never yields a torn frame as
     REQUIRE(writer.command("handle " + seg.hex()));
     REQUIRE(writer.command("spin 2"));
     REQUIRE(eventually([&] { return reader.committed() > 0; }));
-    const auto until = std::chrono::steady_clock::now() +
-                       std::chrono::microseconds(200 + rng() % 20000);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(200 + rng() % 20000);
     while (std::chrono::steady_clock::now() < until) reader.poll(take);
     writer.signal(SIGKILL);
     const int status = writer.wait();
@@ -242,9 +242,9 @@ TEST_CASE("frames process: perfdm read prints every frame as a row, then the cou
   child writer({FRAMES_WRITER}, "", frames_test::temp_path("read_w.err"));
   target_segment seg(writer.pid(), {4, 4096});
   const auto out = frames_test::temp_path("read.out"), err = frames_test::temp_path("read.err");
-  child read({PERFDM_BINARY, "read", "/dev/shm/" + seg.s.name(), "--pid",
-              std::to_string(writer.pid())},
-             out, err);
+  child read(
+      {PERFDM_BINARY, "read", "/dev/shm/" + seg.s.name(), "--pid", std::to_string(writer.pid())},
+      out, err);
   REQUIRE(writer.command("handle " + seg.hex()));
   // One frame first: it opens the segment, so no frame of the two threads is dropped while
   // one of them would be opening it (transition_drops).

@@ -32,8 +32,12 @@ const std::vector<frame_layout>& test_layouts() {
   static const auto l = parse_schema_file(PERFDM_SOURCE_DIR "/tests/frames/test.frames");
   return l;
 }
-const frame_layout& sample_layout() { return test_layouts()[0]; }
-const frame_layout& pair_layout() { return test_layouts()[1]; }
+const frame_layout& sample_layout() {
+  return test_layouts()[0];
+}
+const frame_layout& pair_layout() {
+  return test_layouts()[1];
+}
 
 // A segment for this process, removed at the end of the test.
 struct own_segment {
@@ -44,7 +48,9 @@ struct own_segment {
 };
 
 // What perfdm does from outside: writes the handle; the next write acts on it.
-void observe(std::uint64_t handle) { perfdm_handle_sample = handle; }
+void observe(std::uint64_t handle) {
+  perfdm_handle_sample = handle;
+}
 
 // Handle 0 and one write: the writer releases its mapping (end-observe).
 void stop_observing() {
@@ -73,7 +79,8 @@ struct raw_mapping {
     const int fd = ::shm_open(("/" + name).c_str(), O_RDWR, 0);
     REQUIRE(fd >= 0);
     size = static_cast<std::size_t>(::lseek(fd, 0, SEEK_END));
-    base = static_cast<std::byte*>(::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    base =
+        static_cast<std::byte*>(::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
     ::close(fd);
     REQUIRE(base != MAP_FAILED);
   }
@@ -258,7 +265,9 @@ TEST_CASE("frames ring: end-observe, then start-observe again with a new handle"
   observe(second.s.handle());
   write_frames(0, 100, 5);
   std::vector<std::uint64_t> seqs;
-  CHECK(r2.poll([&](const std::byte* p, std::int64_t) { seqs.push_back(as_sample(p).perfdm_seq); }) == 5);
+  CHECK(r2.poll([&](const std::byte* p, std::int64_t) {
+    seqs.push_back(as_sample(p).perfdm_seq);
+  }) == 5);
   CHECK(seqs == std::vector<std::uint64_t>{1, 2, 3, 4, 5});
 
   // A new handle without 0 in between: release the old mapping, map the new one.
@@ -331,8 +340,10 @@ TEST_CASE("frames ring: a corrupt segment header is refused with a reason, never
       {"version", [](raw_mapping& r) { r.header().version = 9; }, "format version 9"},
       {"header size 0", [](raw_mapping& r) { r.header().header_size = 0; }, "header size 0"},
       {"header size odd", [](raw_mapping& r) { r.header().header_size = 4097; }, "header size"},
-      {"header size huge", [](raw_mapping& r) { r.header().header_size = 1u << 31; }, "header size"},
-      {"descriptor size", [](raw_mapping& r) { r.header().descriptor_size = 1u << 30; }, "descriptor size"},
+      {"header size huge", [](raw_mapping& r) { r.header().header_size = 1u << 31; },
+       "header size"},
+      {"descriptor size", [](raw_mapping& r) { r.header().descriptor_size = 1u << 30; },
+       "descriptor size"},
       {"descriptor NUL", [](raw_mapping& r) { r.header().descriptor_size -= 1; }, "NUL"},
       {"descriptor text",
        [](raw_mapping& r) { reinterpret_cast<char*>(r.base)[format::descriptor_offset + 3] = '#'; },
@@ -343,7 +354,8 @@ TEST_CASE("frames ring: a corrupt segment header is refused with a reason, never
       {"lanes many", [](raw_mapping& r) { r.header().lane_count = 100000; }, "lane count"},
       {"lanes past the end", [](raw_mapping& r) { r.header().lane_count = 1000; }, "lanes need"},
       {"capacity", [](raw_mapping& r) { r.header().lane_capacity = 3; }, "power of two"},
-      {"capacity past the end", [](raw_mapping& r) { r.header().lane_capacity = 1u << 20; }, "lanes need"},
+      {"capacity past the end", [](raw_mapping& r) { r.header().lane_capacity = 1u << 20; },
+       "lanes need"},
       {"clock", [](raw_mapping& r) { r.header().clock = 7; }, "unknown clock"},
   };
   for (const auto& c : cases) {
@@ -357,7 +369,8 @@ TEST_CASE("frames ring: a corrupt segment header is refused with a reason, never
       frame_reader reader(seg.s.name());
       FAIL("accepted");
     } catch (const shm_error& e) {
-      CHECK_THAT(e.what(), Catch::Contains("not a valid frames segment") && Catch::Contains(c.reason));
+      CHECK_THAT(e.what(),
+                 Catch::Contains("not a valid frames segment") && Catch::Contains(c.reason));
     }
   }
   // The writer refuses it too, and says so in the header when it can.
@@ -388,7 +401,11 @@ TEST_CASE("frames segment: creation checks its arguments and refuses an existing
   CHECK(seg.s.name() == format::segment_name(::getpid(), seg.s.handle()));
   CHECK_THROWS_WITH(segment::create(::getpid(), seg.s.handle(), sample_layout()),
                     Catch::Contains("cannot create the segment"));
-  frame_reader reader(seg.s.name());
+  frame_reader first(seg.s.name());
+  std::vector<frame_reader> readers;
+  readers.push_back(std::move(first));  // readers move (an engine keeps one per segment)
+  frame_reader reader = std::move(readers.back());
+  readers.clear();
   CHECK(reader.lane_count() == 16);
   CHECK(reader.lane_capacity() == 4096);
   CHECK(reader.target_pid() == ::getpid());

@@ -79,7 +79,8 @@ TEST_CASE("frames schema: errors name file, line, column and the reason") {
       {"struct a {\n  struct b x;\n};", "s.frames:2:3: nested structs are not allowed"},
       {"struct a {\n  int8_t x;\n  int8_t x;\n};", "s.frames:3:10: duplicate field x"},
       {"struct a { int8_t x; };\nstruct a { int8_t y; };", "s.frames:2:8: duplicate struct a"},
-      {"struct a {\n  int8_t perfdm_x;\n};", "s.frames:2:10: a field name may not start with perfdm_"},
+      {"struct a {\n  int8_t perfdm_x;\n};",
+       "s.frames:2:10: a field name may not start with perfdm_"},
       {"struct perfdm_a { int8_t x; };", "s.frames:1:8: a struct name may not start with perfdm_"},
       {"struct a {\n  int8_t x; // @often\n};", "s.frames:2:16: unknown annotation '@often'"},
       {"struct a {\n  char t[4]; // @counter\n};", "s.frames:2:17: @counter on a text field"},
@@ -140,9 +141,9 @@ TEST_CASE("frames layout: the generated structs match the computed layout (sizeo
 }
 
 TEST_CASE("frames layout: no ordering of the fields is smaller (every permutation)") {
-  const field_type types[] = {field_type::i8,  field_type::u16, field_type::i32, field_type::u64,
-                              field_type::f32, field_type::f64, field_type::boolean,
-                              field_type::text};
+  const field_type types[] = {field_type::i8,      field_type::u16, field_type::i32,
+                              field_type::u64,     field_type::f32, field_type::f64,
+                              field_type::boolean, field_type::text};
   std::mt19937 rng(20261123);
   for (int trial = 0; trial < 300; ++trial) {
     const int n = 1 + static_cast<int>(rng() % 7);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -139,8 +140,19 @@ inline std::string slurp(const std::string& path) {
   return s.str();
 }
 
+// Temporary files of this test run, removed when the test executable exits.
+struct temp_files {
+  std::vector<std::string> paths;
+  ~temp_files() {
+    for (const auto& p : paths) std::remove(p.c_str());
+  }
+};
+
 inline std::string temp_path(const std::string& name) {
-  return "/tmp/perfdm_frames_test_" + std::to_string(::getpid()) + "_" + name;
+  static temp_files files;
+  auto path = "/tmp/perfdm_frames_test_" + std::to_string(::getpid()) + "_" + name;
+  files.paths.push_back(path);
+  return path;
 }
 
 }  // namespace frames_test

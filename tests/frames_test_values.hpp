@@ -42,10 +42,10 @@ inline bool consistent(const perfdm_sample_frame& f) {
   perfdm_sample_frame expected;
   std::memset(&expected, 0, sizeof expected);
   fill(expected, f.thread, i);
-  return f.small == expected.small && f.odd == expected.odd &&
-         f.negative == expected.negative && std::memcmp(f.label, expected.label, 13) == 0 &&
-         f.quarter == expected.quarter && f.half == expected.half && f.tiny == expected.tiny &&
-         f.medium == expected.medium && f.big == expected.big && f.wide == expected.wide &&
+  return f.small == expected.small && f.odd == expected.odd && f.negative == expected.negative &&
+         std::memcmp(f.label, expected.label, 13) == 0 && f.quarter == expected.quarter &&
+         f.half == expected.half && f.tiny == expected.tiny && f.medium == expected.medium &&
+         f.big == expected.big && f.wide == expected.wide &&
          std::string(f.label) == label_of(f.thread, i);
 }
 
