@@ -74,6 +74,9 @@ class data_manager : public caf::event_based_actor {
       [=](samples_request& x) { return on_samples(x); },
       [=](data_request& x) { return on_data(x); },
       [=](status_query) { return on_status(); },
+      [=](ping) { return pong{}; },
+      // No process announces itself yet: the list is empty (docs/PROTOCOL.md, WHO).
+      [=](who_request) { return process_list{}; },
     };
   }
 

@@ -9,7 +9,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/dm_log_module.hpp"
+#include "cli/engine_listener.hpp"
 #include "cli/readable.hpp"
+#include "cli/send_command.hpp"
 #include "log/log_command.hpp"
 #include "cli/session.hpp"
 
@@ -46,11 +48,25 @@ void install_stop_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+// With --listen the engine serves until SIGINT/SIGTERM, whether or not standard input ends.
+void wait_for_stop_signal() {
+  sigset_t stop, old;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stop, &old);
+  while (!stop_requested) sigsuspend(&old);  // atomically unblocks and waits: no lost signal
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+}
+
 // Runs every request of `in`; prints the XML lines, or the request and a readable
 // rendering of what it caused. Writes the session's log to `log_path` at the end, if given.
+// `listen`: also serve the DyPer gateway on this HOST:PORT.
 int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
-        const std::string& log_path) {
+        const std::string& log_path, const std::string& listen = {}) {
   perfdm::session s(o);
+  perfdm::engine_listener listener;
+  if (!listen.empty() && !listener.start(s, listen, o.default_log, std::cerr)) return 1;
   std::string line;
   while (!stop_requested && std::getline(in, line)) {
     if (readable && !line.empty() && line[0] == '#') {
@@ -62,6 +78,10 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
       std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
     });
     std::cout.flush();
+  }
+  if (listener.running()) {
+    wait_for_stop_signal();
+    listener.stop();
   }
   if (log_path.empty()) return 0;
   try {
@@ -120,6 +140,10 @@ int main(int argc, char** argv) {
                      "(default perfdm-DATE-TIME-PID.log)");
   engine->add_option("--log-memory", log_memory_mib,
                      "MiB the log's modules may use together (a module past it is partial)");
+  std::string engine_listen;
+  engine->add_option("--listen", engine_listen,
+                     "also serve the DyPer gateway (XML over TCP) on HOST:PORT; port 0 picks "
+                     "one; the engine then runs until SIGINT/SIGTERM");
 
   std::string demo_file = PERFDM_DEMO_SCENARIO;
   auto* demo = app.add_subcommand("demo", "Replay the bundled scenario, printing it readably");
@@ -139,7 +163,12 @@ int main(int argc, char** argv) {
   log->add_flag("--show-partial", log_options.show_partial,
                 "also print modules marked partial (they ran out of memory)");
 
+  perfdm::send_options send_options;
+  auto* send = perfdm::add_send_command(app, send_options);
+
   CLI11_PARSE(app, argc, argv);
+
+  if (*send) return perfdm::run_send_command(send_options, std::cin, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);
@@ -160,7 +189,7 @@ int main(int argc, char** argv) {
     if (engine_log.empty()) engine_log = default_engine_log();
     o.default_log = engine_log;
     install_stop_handlers();
-    return run(std::cin, o, false, false, engine_log);
+    return run(std::cin, o, false, false, engine_log, engine_listen);
   }
   std::ifstream in(demo_file);
   return run(in, o, true, true, demo_log);

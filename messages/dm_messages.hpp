@@ -116,6 +116,10 @@ struct data_request {
 struct write_log {
   std::string file;
 };
+// PING (target DM): is the engine alive? Answered with pong.
+struct ping {};
+// WHO (any target, PID optional as in DyPer): which processes are known.
+struct who_request {};
 
 // ---- replies ----
 
@@ -167,6 +171,16 @@ struct samplerate_info {
 struct log_written {
   std::string file;
   std::uint64_t bytes = 0;
+};
+struct pong {};
+// One process known to the engine, as WHO lists it.
+struct process_info {
+  std::string id;    // the target id requests use for it (its PID attribute)
+  bool active = false;
+  std::string name;  // the executable
+};
+struct process_list {
+  std::vector<process_info> processes;
 };
 
 // ---- stream events (rule T1) ----
@@ -228,6 +242,11 @@ PERFDM_INSPECT(start_phase, x.name)
 PERFDM_INSPECT(samples_request, x.samples)
 PERFDM_INSPECT(data_request, x.mi, x.phase)
 PERFDM_INSPECT(write_log, x.file)
+PERFDM_INSPECT_EMPTY(ping)
+PERFDM_INSPECT_EMPTY(who_request)
+PERFDM_INSPECT_EMPTY(pong)
+PERFDM_INSPECT(process_info, x.id, x.active, x.name)
+PERFDM_INSPECT(process_list, x.processes)
 PERFDM_INSPECT_EMPTY(ok_reply)
 PERFDM_INSPECT(stream_opened, x.stream)
 PERFDM_INSPECT(metric_list, x.metrics)

@@ -38,6 +38,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(data_request);
   PERFDM_REGISTER(write_log);
   PERFDM_REGISTER(log_written);
+  PERFDM_REGISTER(ping);
+  PERFDM_REGISTER(pong);
+  PERFDM_REGISTER(who_request);
+  PERFDM_REGISTER(process_info);
+  PERFDM_REGISTER(process_list);
   PERFDM_REGISTER(ok_reply);
   PERFDM_REGISTER(stream_opened);
   PERFDM_REGISTER(metric_list);
