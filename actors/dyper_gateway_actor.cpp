@@ -1,14 +1,13 @@
 #include "actors/dyper_gateway_actor.hpp"
 
-#include <deque>
-#include <iostream>
-#include <memory>
-#include <set>
-
 #include <caf/atom.hpp>
 #include <caf/io/broker.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
+#include <deque>
+#include <iostream>
+#include <memory>
+#include <set>
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
@@ -55,9 +54,9 @@ struct connection_state {
   caf::io::connection_handle hdl;
   std::unique_ptr<dyper_splitter> splitter;
   std::deque<queued_request> queue;
-  bool busy = false;     // a request is at its target; the next waits for its reply
-  bool paused = false;   // reading stopped: the client has too much output unread
-  bool closing = false;  // the client is gone: finish once the request in flight answered
+  bool busy = false;            // a request is at its target; the next waits for its reply
+  bool paused = false;          // reading stopped: the client has too much output unread
+  bool closing = false;         // the client is gone: finish once the request in flight answered
   std::uint64_t unwritten = 0;  // output handed to the socket, not yet sent
   std::set<stream_handle> streams;  // opened here and not closed yet (T3 on disconnect)
   std::string client = "a client";  // for notes: "client <CONNECT id>" once known
@@ -128,8 +127,8 @@ caf::actor route(connection_broker* self, const queued_request& q, caf::error& e
     if (!o.log_writer) error = make_dm_error(dm_error::internal, "this engine writes no log");
     return o.log_writer;
   }
-  auto target = q.request.match_elements<who_request>() ? std::string(data_manager_target)
-                                                         : q.target;
+  auto target =
+      q.request.match_elements<who_request>() ? std::string(data_manager_target) : q.target;
   for (auto& [id, actor] : o.targets)
     if (same_target(id, target)) return actor;
   error = make_dm_error(dm_error::unknown_target, "no process '" + q.target + "' is known");
@@ -175,10 +174,10 @@ void pump(connection_broker* self) {
     auto handle = self->request(dest, caf::infinite, q.request);
     auto target = q.target;
     auto request = q.request;
-    self->add_multiplexed_response_handler(
-        handle.id(), answer_handlers(reply_types{}, [=](caf::message answer) {
-          on_answer(self, target, request, answer);
-        }));
+    self->add_multiplexed_response_handler(handle.id(),
+                                           answer_handlers(reply_types{}, [=](caf::message answer) {
+                                             on_answer(self, target, request, answer);
+                                           }));
   }
 }
 
@@ -190,23 +189,25 @@ void on_frame(connection_broker* self, dyper_frame& frame) {
       return;  // DyPer's CONNECT has no reply
     case dyper_frame::too_large:
       st.queue.push_back(
-          {"", {},
-           make_dm_error(dm_error::limit,
-                         "a message may hold at most " +
-                             std::to_string(st.options->max_message_bytes) +
-                             " bytes, this one held more than " + std::to_string(frame.bytes) +
-                             "; it was skipped up to its ENDDYPERMSG")});
+          {"",
+           {},
+           make_dm_error(dm_error::limit, "a message may hold at most " +
+                                              std::to_string(st.options->max_message_bytes) +
+                                              " bytes, this one held more than " +
+                                              std::to_string(frame.bytes) +
+                                              "; it was skipped up to its ENDDYPERMSG")});
       return;
     case dyper_frame::reply:
       st.queue.push_back(
-          {"", {},
+          {"",
+           {},
            make_dm_error(dm_error::bad_xml,
                          "a request ends with a line ENDDYPERMSG, not ENDDYPERREPLY")});
       return;
     case dyper_frame::message: {
       auto parsed = parse_request(frame.text);
-      st.queue.push_back({std::move(parsed.target), std::move(parsed.request),
-                          std::move(parsed.error)});
+      st.queue.push_back(
+          {std::move(parsed.target), std::move(parsed.request), std::move(parsed.error)});
       return;
     }
   }

@@ -5,15 +5,14 @@
 // replies, in request order, and the events of the streams it opened.
 #pragma once
 
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/expected.hpp>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 #include <utility>
-
-#include <caf/actor.hpp>
-#include <caf/actor_system.hpp>
-#include <caf/expected.hpp>
 
 #include "messages/xml_codec.hpp"
 

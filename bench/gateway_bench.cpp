@@ -6,26 +6,24 @@
 // - XML translation alone (no sockets, no actors): a DATA-heavy mix of framed requests split,
 //   parsed and answered, in requests/s and MB/s of input.
 // Results: bench/RESULTS.md.
-#include <benchmark/benchmark.h>
-
 #include <arpa/inet.h>
+#include <benchmark/benchmark.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/send.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
-#include <caf/io/middleman.hpp>
-#include <caf/send.hpp>
 
 #include "actors/data_manager_actor.hpp"
 #include "actors/dyper_gateway_actor.hpp"
@@ -183,8 +181,8 @@ void BM_xml_translation(benchmark::State& state) {
   std::string samples = "<DYPER PID='DM' COMMAND='SAMPLES'><SAMPLES>";
   for (int i = 0; i < 50; ++i)
     samples += "<S MI='" + std::to_string(i % 8) + "' START='" + std::to_string(i * 0.01) +
-               "' END='" + std::to_string(i * 0.01 + 0.01) + "' VALUE='" +
-               std::to_string(i * 1.5) + "'/>";
+               "' END='" + std::to_string(i * 0.01 + 0.01) + "' VALUE='" + std::to_string(i * 1.5) +
+               "'/>";
   samples += "</SAMPLES></DYPER>";
   const std::string data = "<DYPER PID='DM' COMMAND='DATA'><DATA MI='3' PHASE='GLOBAL'/></DYPER>";
   std::string input;

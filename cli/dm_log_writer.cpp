@@ -1,14 +1,13 @@
 #include "cli/dm_log_writer.hpp"
 
-#include <chrono>
-#include <filesystem>
-
 #include <unistd.h>
 
 #include <caf/blocking_actor.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/others.hpp>
 #include <caf/send.hpp>
+#include <chrono>
+#include <filesystem>
 
 #include "cli/dm_log_module.hpp"
 #include "log/log_core.hpp"
@@ -34,7 +33,7 @@ std::string host_name() {
 }
 
 void log_writer_loop(caf::blocking_actor* self, caf::actor dm, dm_log_job job,
-                std::string default_path) {
+                     std::string default_path) {
   auto ask = [&](const caf::message& request) {
     caf::message reply;
     self->request(dm, caf::infinite, request)
@@ -52,7 +51,8 @@ void log_writer_loop(caf::blocking_actor* self, caf::actor dm, dm_log_job job,
         try {
           return log_written{file, write_dm_log(ask, job, file)};
         } catch (const std::exception& e) {
-          return make_dm_error(dm_error::internal, std::string("cannot write the log: ") + e.what());
+          return make_dm_error(dm_error::internal,
+                               std::string("cannot write the log: ") + e.what());
         }
       },
       [&](caf::exit_msg&) { running = false; });

@@ -4,13 +4,12 @@
 // of spawn_dm_log_writer(), because writing a large log blocks.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <string>
-
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/message.hpp>
+#include <cstdint>
+#include <functional>
+#include <string>
 
 namespace perfdm {
 

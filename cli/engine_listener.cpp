@@ -8,8 +8,8 @@
 
 namespace perfdm {
 
-bool engine_listener::start(session& s, const std::string& address,
-                            const std::string& default_log, std::ostream& err) {
+bool engine_listener::start(session& s, const std::string& address, const std::string& default_log,
+                            std::ostream& err) {
   auto where = parse_host_port(address);
   if (!where) {
     err << "perfdm: --listen takes HOST:PORT (e.g. 127.0.0.1:0), not '" << address << "'\n";

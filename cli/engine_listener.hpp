@@ -1,10 +1,9 @@
 // `perfdm engine --listen HOST:PORT`: the DyPer gateway in front of a session's data manager.
 #pragma once
 
+#include <caf/actor.hpp>
 #include <ostream>
 #include <string>
-
-#include <caf/actor.hpp>
 
 #include "cli/session.hpp"
 

@@ -1,5 +1,10 @@
 #include "cli/send_command.hpp"
 
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -7,11 +12,6 @@
 #include <deque>
 #include <istream>
 #include <ostream>
-
-#include <netdb.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "cli/host_port.hpp"
 #include "messages/dyper_framing.hpp"
@@ -123,11 +123,13 @@ std::string trim(const std::string& s) {
 
 CLI::App* add_send_command(CLI::App& app, send_options& o) {
   auto* cmd = app.add_subcommand(
-      "send", "Send requests to an engine listening on HOST:PORT and print the replies and "
-              "stream events, one per line");
+      "send",
+      "Send requests to an engine listening on HOST:PORT and print the replies and "
+      "stream events, one per line");
   cmd->add_option("ADDRESS", o.address, "HOST:PORT of `perfdm engine --listen`")->required();
-  cmd->add_option("XML", o.request, "one request; without it, requests are read from standard "
-                                    "input, one per line");
+  cmd->add_option("XML", o.request,
+                  "one request; without it, requests are read from standard "
+                  "input, one per line");
   cmd->add_flag("--watch", o.watch,
                 "after the requests, keep printing stream events until Ctrl-C or SIGTERM");
   cmd->add_option("--timeout", o.timeout_seconds,

@@ -1,10 +1,9 @@
 // `perfdm send HOST:PORT [XML]`: a command-line client of the DyPer gateway.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <iosfwd>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 namespace perfdm {
 

@@ -49,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   dyper_splitter whole(limit);
   std::vector<dyper_frame> expected;
   whole.feed(stream, expected);
-  if (whole.held_bytes() > limit + slack) broken("holds too much", std::to_string(whole.held_bytes()));
+  if (whole.held_bytes() > limit + slack)
+    broken("holds too much", std::to_string(whole.held_bytes()));
 
   // The same bytes in pieces of 1..16 bytes, sizes taken from the bytes themselves.
   dyper_splitter pieces(limit);
@@ -67,7 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < got.size(); ++i)
     if (got[i].kind != expected[i].kind || got[i].text != expected[i].text)
       broken("pieces give another frame", got[i].text + " vs " + expected[i].text);
-  if (pieces.mid_message() != whole.mid_message()) broken("pieces disagree on a partial message", "");
+  if (pieces.mid_message() != whole.mid_message())
+    broken("pieces disagree on a partial message", "");
 
   for (auto& f : expected) {
     if (f.text.size() > limit && f.kind != dyper_frame::connect)

@@ -57,7 +57,7 @@ class dyper_splitter {
   std::string line_;     // the current line so far, without '\n'
   std::string message_;  // the complete lines of the current message, joined by '\n'
   bool in_message_ = false;
-  bool discarding_ = false;  // a too_large frame was given; skip to the next trailer
+  bool discarding_ = false;     // a too_large frame was given; skip to the next trailer
   bool line_too_long_ = false;  // discarding: the current line cannot be a trailer
 };
 

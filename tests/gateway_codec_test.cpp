@@ -58,7 +58,8 @@ TEST_CASE("codec: invalid UTF-8 is BAD_XML, valid UTF-8 passes", "[xml][gateway]
       "\xE2\x82",          // cut short before the end of the text
   };
   for (auto bad : invalid) {
-    auto text = std::string("<DYPER PID='DM' COMMAND='DEFINE'><METRIC NAME='x") + bad + "'/></DYPER>";
+    auto text =
+        std::string("<DYPER PID='DM' COMMAND='DEFINE'><METRIC NAME='x") + bad + "'/></DYPER>";
     auto p = parse_request(text);
     INFO(text);
     REQUIRE(p.error);

@@ -1,8 +1,7 @@
 // The DyPer gateway end to end: a real `perfdm engine --listen` process, real sockets on
 // 127.0.0.1 (tests/gateway_test_support.hpp).
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <regex>
 
@@ -20,10 +19,12 @@ const std::vector<std::string> every_command = {
     dm("DEFINE", "<RESOURCE NAME='/Process/app'/>"),
     dm("METRICS"),
     dm("RESOURCES"),
-    dm("ENABLE", "<ENABLE STREAM='0' METRIC='cpu' FOCUS='/Process/app' PHASE='CURRENT' "
-                 "PERSISTENT_DATA='true'/>"),
-    dm("SAMPLES", "<SAMPLES><S MI='0' START='0' END='0.3' VALUE='3'/>"
-                  "<S MI='0' START='0.3' END='0.5' VALUE='1'/></SAMPLES>"),
+    dm("ENABLE",
+       "<ENABLE STREAM='0' METRIC='cpu' FOCUS='/Process/app' PHASE='CURRENT' "
+       "PERSISTENT_DATA='true'/>"),
+    dm("SAMPLES",
+       "<SAMPLES><S MI='0' START='0' END='0.3' VALUE='3'/>"
+       "<S MI='0' START='0.3' END='0.5' VALUE='1'/></SAMPLES>"),
     dm("DATA", "<DATA MI='0' PHASE='CURRENT'/>"),
     dm("SETFLAGS", "<FLAGS MI='0' PERSISTENT_COLLECTION='true'/>"),
     dm("SAMPLERATE"),
@@ -86,8 +87,7 @@ std::map<std::string, std::string> status_mis(const std::string& reply) {
 
 }  // namespace
 
-TEST_CASE("gateway: every DM command answers over TCP exactly as replay prints it",
-          "[gateway]") {
+TEST_CASE("gateway: every DM command answers over TCP exactly as replay prints it", "[gateway]") {
   engine_process engine("every");
   client c(engine.port());
   std::vector<std::string> got;
@@ -116,8 +116,9 @@ TEST_CASE("gateway: PING, WHO and LOG", "[gateway]") {
   auto log = temp_path("ping-log.log");
   auto reply = c.ask(dm("LOG", "<LOG FILE='" + log + "'/>"));
   std::smatch m;
-  REQUIRE(std::regex_match(reply, m, std::regex("<DYPER_REPLY ID='DM'><LOG FILE='(.*)' "
-                                                "BYTES='([0-9]+)'/></DYPER_REPLY>")));
+  REQUIRE(std::regex_match(reply, m,
+                           std::regex("<DYPER_REPLY ID='DM'><LOG FILE='(.*)' "
+                                      "BYTES='([0-9]+)'/></DYPER_REPLY>")));
   CHECK(m[1] == log);
   REQUIRE(std::filesystem::exists(log));
   CHECK(std::filesystem::file_size(log) == std::stoull(m[2]));
@@ -141,8 +142,8 @@ TEST_CASE("gateway: stream events go to the connection that opened the stream", 
   // B's DEFINE: B hears of it on its stream before the reply, A as an unsolicited event.
   std::vector<std::string> b_events;
   b.ask(dm("DEFINE", "<METRIC NAME='cpu'/>"), &b_events);
-  CHECK(b_events ==
-        std::vector<std::string>{"<DYPER NEWMETRIC='1' ID='0' NAME='cpu' STYLE='COUNTER' UNITS=''/>"});
+  CHECK(b_events == std::vector<std::string>{
+                        "<DYPER NEWMETRIC='1' ID='0' NAME='cpu' STYLE='COUNTER' UNITS=''/>"});
   auto pushed = a.next();
   CHECK(pushed.kind == dyper_frame::message);
   CHECK(pushed.text == "<DYPER NEWMETRIC='0' ID='0' NAME='cpu' STYLE='COUNTER' UNITS=''/>");
@@ -181,8 +182,9 @@ TEST_CASE("gateway: 50 clients x 1000 requests, every reply in order on its conn
           batch += frame_message(dm("DEFINE", "<METRIC NAME='" + name(i) + "' UNITS='u'/>"));
         // All requests at once (pipelined); the replies must still come one per request.
         std::thread writer([&] { k.send_raw(batch); });
-        const std::regex reply("<DYPER_REPLY ID='DM'><METRIC ID='[0-9]+' NAME='([^']*)' "
-                               "STYLE='COUNTER' UNITS='u'/></DYPER_REPLY>");
+        const std::regex reply(
+            "<DYPER_REPLY ID='DM'><METRIC ID='[0-9]+' NAME='([^']*)' "
+            "STYLE='COUNTER' UNITS='u'/></DYPER_REPLY>");
         int i = 0;
         for (; i < requests; ++i) {
           auto f = k.next();
@@ -215,9 +217,10 @@ TEST_CASE("gateway: 50 clients x 1000 requests, every reply in order on its conn
   CHECK(count == clients * requests);
 }
 
-TEST_CASE("gateway: bad framing, a huge message and invalid UTF-8 get errors, and the "
-          "engine serves on",
-          "[gateway]") {
+TEST_CASE(
+    "gateway: bad framing, a huge message and invalid UTF-8 get errors, and the "
+    "engine serves on",
+    "[gateway]") {
   engine_process engine("bad");
   client c(engine.port()), other(engine.port());
 
@@ -256,8 +259,8 @@ TEST_CASE("gateway: bad framing, a huge message and invalid UTF-8 get errors, an
     CHECK(reply.find("UTF-8") != std::string::npos);
   }
   // Valid UTF-8 is a name like any other.
-  CHECK(c.ask(dm("DEFINE", "<METRIC NAME='temps_\xC3\xA9t\xC3\xA9'/>")).find("NAME='temps_\xC3\xA9t\xC3\xA9'") !=
-        std::string::npos);
+  CHECK(c.ask(dm("DEFINE", "<METRIC NAME='temps_\xC3\xA9t\xC3\xA9'/>"))
+            .find("NAME='temps_\xC3\xA9t\xC3\xA9'") != std::string::npos);
 
   // A connection closed in the middle of a message gets nothing, and is noted.
   {
@@ -266,7 +269,8 @@ TEST_CASE("gateway: bad framing, a huge message and invalid UTF-8 get errors, an
     CHECK(partial.ask(dm("PING")).find("ERROR") != std::string::npos);  // one message so far
     partial.send_raw("<DYPER PID='DM' COMMAND='STATUS'/>\n");
   }
-  CHECK(eventually([&] { return engine.errors().find("middle of a message") != std::string::npos; }));
+  CHECK(
+      eventually([&] { return engine.errors().find("middle of a message") != std::string::npos; }));
   CHECK(other.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
   CHECK(engine.alive());
   CHECK(engine.stop() == 0);
@@ -317,8 +321,8 @@ TEST_CASE("gateway: a client that disconnects has its streams closed (T3, D1-D3)
 
 TEST_CASE("perfdm send: replies and events one per line, exit codes", "[gateway][send]") {
   engine_process engine("send");
-  const std::string send = std::string(PERFDM_BINARY) + " send 127.0.0.1:" +
-                           std::to_string(engine.port());
+  const std::string send =
+      std::string(PERFDM_BINARY) + " send 127.0.0.1:" + std::to_string(engine.port());
   auto out = temp_path("send.out");
   auto in = temp_path("send.in");
 
@@ -330,14 +334,14 @@ TEST_CASE("perfdm send: replies and events one per line, exit codes", "[gateway]
 
   {
     std::ofstream f(in);
-    f << "# a comment\n\n" << dm("STREAM") << "\n"
-      << dm("DEFINE", "<METRIC NAME='cpu'/>") << "\n";
+    f << "# a comment\n\n" << dm("STREAM") << "\n" << dm("DEFINE", "<METRIC NAME='cpu'/>") << "\n";
   }
   CHECK(shell(send + " <" + in + " >" + out) == 0);
-  CHECK(slurp(out) ==
-        "<DYPER_REPLY ID='DM'><STREAM ID='0'/></DYPER_REPLY>\n"
-        "<DYPER NEWMETRIC='0' ID='0' NAME='cpu' STYLE='COUNTER' UNITS=''/>\n"
-        "<DYPER_REPLY ID='DM'><METRIC ID='0' NAME='cpu' STYLE='COUNTER' UNITS=''/></DYPER_REPLY>\n");
+  CHECK(
+      slurp(out) ==
+      "<DYPER_REPLY ID='DM'><STREAM ID='0'/></DYPER_REPLY>\n"
+      "<DYPER NEWMETRIC='0' ID='0' NAME='cpu' STYLE='COUNTER' UNITS=''/>\n"
+      "<DYPER_REPLY ID='DM'><METRIC ID='0' NAME='cpu' STYLE='COUNTER' UNITS=''/></DYPER_REPLY>\n");
 
   // One error among successes: every reply printed, exit 1.
   {
@@ -364,10 +368,13 @@ TEST_CASE("perfdm send: replies and events one per line, exit codes", "[gateway]
             static_cast<char*>(nullptr));
       _exit(127);
     }
-    REQUIRE(eventually([&] { return slurp(watch_out).find("<STREAM ID='1'/>") != std::string::npos; }));
+    REQUIRE(
+        eventually([&] { return slurp(watch_out).find("<STREAM ID='1'/>") != std::string::npos; }));
     client definer(engine.port());
     definer.ask(dm("DEFINE", "<METRIC NAME='watched'/>"));
-    CHECK(eventually([&] { return slurp(watch_out).find("NEWMETRIC='1' ID='1' NAME='watched'") != std::string::npos; }));
+    CHECK(eventually([&] {
+      return slurp(watch_out).find("NEWMETRIC='1' ID='1' NAME='watched'") != std::string::npos;
+    }));
     kill(pid, SIGTERM);
     int status = 0;
     REQUIRE(eventually([&] { return waitpid(pid, &status, WNOHANG) == pid; }));

@@ -1,6 +1,5 @@
 // DyPer framing (messages/dyper_framing.hpp): the splitter, without sockets or actors.
 #include <catch2/catch.hpp>
-
 #include <random>
 
 #include "messages/dyper_framing.hpp"

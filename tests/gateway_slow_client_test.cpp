@@ -1,13 +1,11 @@
 // The gateway's bounded output: a gateway in this process with small output limits, so a
 // client that does not read reaches them quickly; real sockets on 127.0.0.1.
-#include <catch2/catch.hpp>
-
-#include <mutex>
-
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/send.hpp>
+#include <catch2/catch.hpp>
+#include <mutex>
 
 #include "actors/data_manager_actor.hpp"
 #include "actors/dyper_gateway_actor.hpp"
@@ -80,8 +78,8 @@ TEST_CASE("gateway: a client whose events pile up unread is disconnected, its st
   const std::string long_name(100 * 1000, 'n');
   for (int i = 0; i < 400; ++i) {
     std::vector<std::string> events;
-    auto reply = busy.ask(dm("DEFINE", "<METRIC NAME='" + std::to_string(i) + long_name + "'/>"),
-                          &events);
+    auto reply =
+        busy.ask(dm("DEFINE", "<METRIC NAME='" + std::to_string(i) + long_name + "'/>"), &events);
     REQUIRE(reply.find("<METRIC ID='" + std::to_string(i) + "'") != std::string::npos);
     REQUIRE(events.size() == 1);  // the busy client's own stream, read as it goes
     if (gateway.notes().find("does not read") != std::string::npos) break;

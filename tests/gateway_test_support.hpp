@@ -2,6 +2,7 @@
 // real TCP socket on 127.0.0.1 that speaks DyPer's framing.
 #pragma once
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -9,7 +10,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include <chrono>
 #include <cstring>
