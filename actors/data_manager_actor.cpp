@@ -18,6 +18,7 @@
 #include "actors/process_registry_actor.hpp"
 #include "actors/sampling_interval_actor.hpp"
 #include "messages/dm_error.hpp"
+#include "messages/process_messages.hpp"
 #include "messages/source_messages.hpp"
 
 namespace perfdm {
@@ -97,6 +98,14 @@ class data_manager : public caf::event_based_actor {
       [=](detach_request& x) { return delegate(registry_, x); },
       [=](list_processes& x) { return delegate(registry_, x); },
       [=](frames_stats_query& x) { return delegate(registry_, x); },
+      [=](ping) { return pong{}; },
+      // WHO: the processes the registry knows, as DyPer listed them.
+      [=](who_request) {
+        auto rp = make_response_promise<who_reply>();
+        request(registry_, caf::infinite, list_processes{})
+            .then([=](process_list& l) mutable { rp.deliver(who_reply{std::move(l.processes)}); });
+        return rp;
+      },
     };
   }
 

@@ -13,7 +13,9 @@
 #include "cli/dm_log_module.hpp"
 #include "cli/frames_log_module.hpp"
 #include "cli/frames_commands.hpp"
+#include "cli/engine_listener.hpp"
 #include "cli/readable.hpp"
+#include "cli/send_command.hpp"
 #include "log/log_command.hpp"
 #include "cli/session.hpp"
 
@@ -50,10 +52,22 @@ void install_stop_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+// With --listen the engine serves until SIGINT/SIGTERM, whether or not standard input ends.
+void wait_for_stop_signal() {
+  sigset_t stop, old;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stop, &old);
+  while (!stop_requested) sigsuspend(&old);  // atomically unblocks and waits: no lost signal
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+}
+
 // Runs every request of `in`; prints the XML lines, or the request and a readable
 // rendering of what it caused. Writes the session's log to `log_path` at the end, if given.
+// `listen`: also serve the DyPer gateway on this HOST:PORT.
 int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
-        const std::string& log_path) {
+        const std::string& log_path, const std::string& listen = {}) {
   perfdm::session s(o);
   auto print = [&](const perfdm::session_line& l) {
     std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
@@ -91,6 +105,8 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
         input_open = false;
     }
   };
+  perfdm::engine_listener listener;
+  if (!listen.empty() && !listener.start(s, listen, o.default_log, std::cerr)) return 1;
   std::string line;
   while (!stop_requested && next_line(line)) {
     if (readable && !line.empty() && line[0] == '#') {
@@ -100,6 +116,10 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
     if (readable && echo && !line.empty()) std::cout << "> " << line << '\n';
     s.run_line(line, print);
     std::cout.flush();
+  }
+  if (listener.running()) {
+    wait_for_stop_signal();
+    listener.stop();
   }
   if (log_path.empty()) return 0;
   try {
@@ -165,6 +185,10 @@ int main(int argc, char** argv) {
                      "(default perfdm-DATE-TIME-PID.log)");
   engine->add_option("--log-memory", log_memory_mib,
                      "MiB the log's modules may use together (a module past it is partial)");
+  std::string engine_listen;
+  engine->add_option("--listen", engine_listen,
+                     "also serve the DyPer gateway (XML over TCP) on HOST:PORT; port 0 picks "
+                     "one; the engine then runs until SIGINT/SIGTERM");
 
   std::string demo_file = PERFDM_DEMO_SCENARIO;
   auto* demo = app.add_subcommand("demo", "Replay the bundled scenario, printing it readably");
@@ -185,9 +209,13 @@ int main(int argc, char** argv) {
                 "also print modules marked partial (they ran out of memory)");
 
   perfdm::add_frames_commands(app);
+  perfdm::send_options send_options;
+  auto* send = perfdm::add_send_command(app, send_options);
 
   CLI11_PARSE(app, argc, argv);
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
+
+  if (*send) return perfdm::run_send_command(send_options, std::cin, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();
@@ -210,7 +238,7 @@ int main(int argc, char** argv) {
     if (engine_log.empty()) engine_log = default_engine_log();
     o.default_log = engine_log;
     install_stop_handlers();
-    return run(std::cin, o, engine_readable, engine_readable, engine_log);
+    return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen);
   }
   std::ifstream in(demo_file);
   return run(in, o, true, true, demo_log);

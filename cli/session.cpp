@@ -3,20 +3,16 @@
 #include <filesystem>
 #include <istream>
 
-#include <unistd.h>
-
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/others.hpp>
 #include <caf/scoped_actor.hpp>
 
-#include "cli/dm_log_module.hpp"
-#include "cli/frames_log_module.hpp"
-#include "log/log_core.hpp"
+#include "cli/dm_log_writer.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
-#include "messages/process_messages.hpp"
 #include "messages/type_registry.hpp"
 #include "messages/xml_codec.hpp"
 
@@ -27,18 +23,15 @@ namespace {
 caf::actor_system_config& configure(caf::actor_system_config& cfg, bool deterministic) {
   register_message_types(cfg);
   cfg.set("logger.console", caf::atom("none"));
-  if (deterministic) cfg.set("scheduler.policy", caf::atom("testing"));
+  if (deterministic)
+    cfg.set("scheduler.policy", caf::atom("testing"));
+  else
+    cfg.load<caf::io::middleman>();  // the TCP gateway (engine --listen)
   // An idle CAF worker sleeps 10 ms between steal attempts by default, so a message to an
-  // idle engine (a frame ingest actor's next poll) could wait that long and a busy ring
-  // overflow meanwhile; 1 ms costs an idle engine about a thousand wake-ups a second.
+  // idle engine (a frame ingest actor's next poll, a gateway's request) could wait that long;
+  // 1 ms costs an idle engine about a thousand wake-ups a second.
   cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
   return cfg;
-}
-
-std::int64_t epoch_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 std::string trim(const std::string& s) {
@@ -66,7 +59,7 @@ struct session::impl {
   }
 
   session_options options;
-  std::int64_t start_ns = epoch_ns();
+  std::int64_t start_ns = epoch_now_ns();
   caf::actor_system_config config;
   caf::actor_system system;
   caf::actor dm;
@@ -147,59 +140,26 @@ void session::drain_events(const std::function<void(const session_line&)>& emit)
   }
 }
 
-namespace {
-
-template <class T>
-T reply_as(const caf::message& m) {
-  if (!m.match_elements<T>())
-    throw log_error("the data manager did not answer as expected: " + caf::to_string(m));
-  return m.get_as<T>(0);
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
-}  // namespace
-
 std::uint64_t session::write_log_file(const std::string& path) {
-  dm_snapshot snap;
-  snap.metrics = reply_as<metric_list>(ask(caf::make_message(list_metrics{}))).metrics;
-  snap.resources = reply_as<resource_list>(ask(caf::make_message(list_resources{}))).resources;
-  snap.phases = reply_as<phase_list>(ask(caf::make_message(list_phases{}))).phases;
-  snap.status = reply_as<status_info>(ask(caf::make_message(status_query{})));
-  auto read = [&](mi_handle mi, phase_ref which, std::string name) {
-    auto data = reply_as<histogram_data>(ask(caf::make_message(data_request{mi, which})));
-    snap.histograms.push_back({std::move(name), std::move(data)});
-  };
-  for (auto& mi : snap.status.mis) {
-    if (mi.has_global) read(mi.id, phase_ref{phase_type::global, false, {}}, "GLOBAL");
-    if (mi.has_current) read(mi.id, phase_ref{phase_type::current, false, {}}, "CURRENT");
-    for (auto p : mi.archived)
-      read(mi.id, phase_ref{phase_type::current, true, p}, "phase " + to_string(p));
-  }
-  log_core_options o;
-  o.module_memory_bytes = impl_->options.log_memory_bytes;
-  log_core core(o);
-  auto& job = core.job();
-  job.command_line = impl_->options.command_line;
-  job.host = host_name();
+  return write_dm_log([this](const caf::message& m) { return ask(m); }, log_job(), path);
+}
+
+dm_log_job session::log_job() const {
+  auto& o = impl_->options;
+  dm_log_job job;
+  job.command_line = o.command_line;
   job.start_ns = impl_->start_ns;
-  job.end_ns = epoch_ns();
-  job.metadata = {{"perfdm.version", "0.1.0"},
-                  {"clock", impl_->options.deterministic ? "virtual (replay)"
-                            : impl_->options.engine.live_clock ? "live" : "virtual"},
-                  {"now", format_number(snap.status.now)}};
-  auto processes = reply_as<process_list>(ask(caf::make_message(list_processes{})));
-  for (auto& p : processes.processes) job.pids.push_back(static_cast<std::uint64_t>(p.pid));
-  auto frames = reply_as<frames_stats>(ask(caf::make_message(frames_stats_query{})));
-  // The frames module asks first: it is small, and the DM module takes what is left.
-  add_frames_module(core, frames, core.memory_left() / 16);
-  add_dm_module(core, snap, core.memory_left());
-  core.write(path);
-  return std::filesystem::file_size(path);
+  job.clock = o.deterministic ? "virtual (replay)" : o.engine.live_clock ? "live" : "virtual";
+  job.log_memory_bytes = o.log_memory_bytes;
+  return job;
+}
+
+caf::actor_system& session::system() {
+  return impl_->system;
+}
+
+caf::actor session::data_manager() const {
+  return impl_->dm;
 }
 
 std::size_t replay(std::istream& in, std::ostream& out, const session_options& options) {

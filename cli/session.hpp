@@ -9,6 +9,7 @@
 #include <string>
 
 #include "actors/data_manager_actor.hpp"
+#include "cli/dm_log_writer.hpp"
 
 namespace perfdm {
 
@@ -57,6 +58,14 @@ class session {
   // Writes the self-describing log of this session (job record, Data Manager module) to
   // `path` (`path`.partial until complete). Returns its size in bytes; throws log_error.
   std::uint64_t write_log_file(const std::string& path);
+
+  // What this session's log says about the run (for a log writer serving LOG elsewhere).
+  dm_log_job log_job() const;
+
+  // The engine, for other front ends of the same data manager (the TCP gateway). A session
+  // that is not deterministic has CAF's middleman loaded.
+  caf::actor_system& system();
+  caf::actor data_manager() const;
 
  private:
   struct impl;

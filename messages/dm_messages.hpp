@@ -116,6 +116,10 @@ struct data_request {
 struct write_log {
   std::string file;
 };
+// PING (target DM): is the engine alive? Answered with pong.
+struct ping {};
+// WHO (any target, PID optional as in DyPer): which processes are known.
+struct who_request {};
 
 // ---- replies ----
 
@@ -168,6 +172,7 @@ struct log_written {
   std::string file;
   std::uint64_t bytes = 0;
 };
+struct pong {};
 
 // ---- stream events (rule T1) ----
 
@@ -228,6 +233,9 @@ PERFDM_INSPECT(start_phase, x.name)
 PERFDM_INSPECT(samples_request, x.samples)
 PERFDM_INSPECT(data_request, x.mi, x.phase)
 PERFDM_INSPECT(write_log, x.file)
+PERFDM_INSPECT_EMPTY(ping)
+PERFDM_INSPECT_EMPTY(who_request)
+PERFDM_INSPECT_EMPTY(pong)
 PERFDM_INSPECT_EMPTY(ok_reply)
 PERFDM_INSPECT(stream_opened, x.stream)
 PERFDM_INSPECT(metric_list, x.metrics)

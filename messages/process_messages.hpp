@@ -38,6 +38,10 @@ struct process_info {
 struct process_list {
   std::vector<process_info> processes;
 };
+// WHO's reply: the same processes, printed the way DyPer answered WHO.
+struct who_reply {
+  std::vector<process_info> processes;
+};
 
 // The summary of one numeric field over every frame read.
 struct field_summary {
@@ -68,6 +72,7 @@ PERFDM_INSPECT(detach_request, x.pid)
 PERFDM_INSPECT_EMPTY(list_processes)
 PERFDM_INSPECT(process_info, x.pid, x.name, x.executable, x.resource, x.frames, x.active)
 PERFDM_INSPECT(process_list, x.processes)
+PERFDM_INSPECT(who_reply, x.processes)
 PERFDM_INSPECT(field_summary, x.name, x.count, x.min, x.max, x.sum)
 PERFDM_INSPECT(frame_type_stats, x.pid, x.process, x.frame_type, x.frames, x.lost, x.torn,
                x.late, x.no_lane_drops, x.fields)

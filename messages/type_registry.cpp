@@ -40,6 +40,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(data_request);
   PERFDM_REGISTER(write_log);
   PERFDM_REGISTER(log_written);
+  PERFDM_REGISTER(ping);
+  PERFDM_REGISTER(pong);
+  PERFDM_REGISTER(who_request);
+  PERFDM_REGISTER(process_info);
+  PERFDM_REGISTER(process_list);
   PERFDM_REGISTER(ok_reply);
   PERFDM_REGISTER(stream_opened);
   PERFDM_REGISTER(metric_list);
@@ -66,12 +71,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(attach_request);
   PERFDM_REGISTER(detach_request);
   PERFDM_REGISTER(list_processes);
-  PERFDM_REGISTER(process_info);
-  PERFDM_REGISTER(process_list);
   PERFDM_REGISTER(field_summary);
   PERFDM_REGISTER(frame_type_stats);
   PERFDM_REGISTER(frames_stats_query);
   PERFDM_REGISTER(frames_stats);
+  PERFDM_REGISTER(who_reply);
 #undef PERFDM_REGISTER
   cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
                                                const caf::message& ctx) {

@@ -25,6 +25,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/message_lists.hpp"
 #include "messages/process_messages.hpp"
 
 namespace perfdm {
@@ -591,6 +592,7 @@ const command_entry dm_commands[] = {
     {"DETACH", parse_detach},
     {"PROCESSES", no_argument<list_processes>},
     {"FRAMES", no_argument<frames_stats_query>},
+    {"PING", no_argument<ping>},
 };
 
 // The envelope `<DYPER PID COMMAND>` around one argument element.
@@ -604,6 +606,12 @@ void parse_envelope(const xml_node* root, parsed_request& out) {
   if (!iequals(name_of(root), "DYPER"))
     fail(dm_error::unknown_command, "requests are <DYPER PID='..' COMMAND='..'> elements; " +
                                         tag(name_of(root)) + " requests are not supported");
+  if (cmd != nullptr && out.command == "WHO") {
+    // WHO is for any target, and DyPer sends it without PID (`<DYPER COMMAND='WHO'/>`).
+    attributes envelope(root, {"PID", "COMMAND"});
+    out.request = no_argument<who_request>(argument_of(root, out.command), out.command);
+    return;
+  }
   if (pid == nullptr) bad_argument("the request has no PID attribute naming its target");
   if (cmd == nullptr) bad_argument("the request has no COMMAND attribute");
   if (!iequals(out.target, "DM"))
@@ -804,6 +812,12 @@ printed_request request_parts(const list_processes&) {
 printed_request request_parts(const frames_stats_query&) {
   return {"FRAMES", ""};
 }
+printed_request request_parts(const ping&) {
+  return {"PING", ""};
+}
+printed_request request_parts(const who_request&) {
+  return {"WHO", ""};
+}
 printed_request request_parts(const data_request& x) {
   return {"DATA", element("DATA").id("MI", x.mi).text("PHASE", phase_text(x.phase)).leaf()};
 }
@@ -933,6 +947,20 @@ std::string reply_body(const frames_stats& x) {
         }));
   }));
 }
+std::string reply_body(const pong&) {
+  return "PONG";  // DyPer's answer, as text
+}
+// DyPer answers WHO with one reply per process; here one reply lists every process, each
+// as a PROCESS element directly inside DYPER_REPLY (an empty reply when there is none).
+std::string reply_body(const who_reply& x) {
+  return join(x.processes, "", [](const process_info& p) {
+    return element("PROCESS")
+        .count("ID", static_cast<std::uint64_t>(p.pid))
+        .flag("ACTIVE", p.active)
+        .text("NAME", p.name)
+        .leaf();
+  });
+}
 std::string reply_body(const samplerate_info& x) {
   return element("SAMPLERATE").number("INTERVAL", x.interval).leaf();
 }
@@ -989,22 +1017,41 @@ std::string event_text(const new_resource_event& x) {
       .leaf();
 }
 
+// ---- input checks before parsing ----
+
+// The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or nothing when all of `text` is.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = byte(i);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c == 0xE0) n = 2, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC) n = 2;
+    else if (c == 0xED) n = 2, hi = 0x9F;
+    else if (c >= 0xEE && c <= 0xEF) n = 2;
+    else if (c == 0xF0) n = 3, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 3;
+    else if (c == 0xF4) n = 3, hi = 0x8F;
+    else return i;
+    if (i + n >= text.size()) return i;  // the sequence is cut short
+    for (std::size_t k = 1; k <= n; ++k) {
+      unsigned char b = byte(i + k);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::nullopt;
+}
+
 // ---- dispatch on the message's single element ----
-
-template <class... Ts>
-struct type_list {};
-
-using request_types =
-    type_list<define_metric, define_resource, list_metrics, list_resources, list_phases,
-              status_query, samplerate_query, open_stream, close_stream, enable_request,
-              disable_request, flags_request, start_phase, samples_request, data_request,
-              write_log, attach_request, detach_request, list_processes, frames_stats_query>;
-using reply_types = type_list<metric_info, resource_info, phase_info, metric_list, resource_list,
-                              phase_list, stream_opened, ok_reply, samples_ack, mi_info,
-                              histogram_data, status_info, samplerate_info, log_written,
-                              process_info, process_list, frames_stats>;
-using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
-                              new_metric_event, new_resource_event>;
 
 // Calls f with the message's element if the message holds exactly one of Ts; false otherwise.
 template <class... Ts, class F>
@@ -1026,6 +1073,11 @@ parsed_request parse_request(std::string_view text) {
   // and a NUL inside the text is refused rather than silently cutting the request short.
   if (text.find('\0') != std::string_view::npos) {
     out.error = make_dm_error(dm_error::bad_xml, "the request contains a NUL character");
+    return out;
+  }
+  if (auto bad = first_invalid_utf8(text)) {
+    out.error = make_dm_error(dm_error::bad_xml, "the request is not valid UTF-8 (byte " +
+                                                     std::to_string(*bad) + ")");
     return out;
   }
   if (nests_too_deep(text)) {

@@ -305,7 +305,7 @@ TEST_CASE("an unknown root element or command is UNKNOWN_COMMAND", "[xml]") {
   check_error("<FOO/>", dm_error::unknown_command, "<FOO>");
   check_error(dm("FROB"), dm_error::unknown_command, "'FROB'");
   check_error(dm(""), dm_error::unknown_command);
-  check_error(dm("WHO"), dm_error::unknown_command);
+  check_error(dm("WATCH"), dm_error::unknown_command);
 
   auto q = parse_request(dm("frob"));
   CHECK(q.command == "FROB");
@@ -322,7 +322,7 @@ TEST_CASE("a target other than DM is UNKNOWN_TARGET", "[xml]") {
 }
 
 TEST_CASE("a missing PID or COMMAND is BAD_ARGUMENT", "[xml]") {
-  check_bad_argument("<DYPER COMMAND='WHO'/>", "PID");
+  check_bad_argument("<DYPER COMMAND='STATUS'/>", "PID");
   check_bad_argument("<DYPER PID='DM'/>", "COMMAND");
   auto p = parse_request("<DYPER PID='DM'/>");
   CHECK(p.target == "DM");

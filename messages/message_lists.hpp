@@ -1,0 +1,27 @@
+// The request, reply and event types of the command language, listed once: the XML codec
+// prints and parses exactly these, and the TCP gateway awaits exactly these replies. A type
+// added to the vocabulary is added here, and both follow.
+#pragma once
+
+#include "messages/dm_messages.hpp"
+#include "messages/process_messages.hpp"
+
+namespace perfdm {
+
+template <class... Ts>
+struct type_list {};
+
+using request_types =
+    type_list<define_metric, define_resource, list_metrics, list_resources, list_phases,
+              status_query, samplerate_query, open_stream, close_stream, enable_request,
+              disable_request, flags_request, start_phase, samples_request, data_request,
+              write_log, attach_request, detach_request, list_processes, frames_stats_query,
+              ping, who_request>;
+using reply_types = type_list<metric_info, resource_info, phase_info, metric_list, resource_list,
+                              phase_list, stream_opened, ok_reply, samples_ack, mi_info,
+                              histogram_data, status_info, samplerate_info, log_written,
+                              process_info, process_list, frames_stats, pong, who_reply>;
+using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
+                              new_metric_event, new_resource_event>;
+
+}  // namespace perfdm
