@@ -178,6 +178,7 @@ std::uint64_t session::write_log_file(const std::string& path) {
   }
   log_core_options o;
   o.module_memory_bytes = impl_->options.log_memory_bytes;
+  o.compression = impl_->options.log_compression_type;
   log_core core(o);
   auto& job = core.job();
   job.command_line = impl_->options.command_line;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "actors/data_manager_actor.hpp"
+#include "log/log_codec.hpp"
 
 namespace perfdm {
 
@@ -24,6 +25,8 @@ struct session_options {
   std::string default_log = "perfdm.log";
   std::string command_line;
   std::size_t log_memory_bytes = 64u << 20;
+  // How every region of the log is compressed (LOG too): --log-compression zlib|zstd.
+  log_compression log_compression_type = log_compression::zlib;
 };
 
 // One output line: a reply, an error reply or a stream event, already in XML.
