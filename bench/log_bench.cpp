@@ -1,4 +1,5 @@
-// Log write and read throughput (issue 5), side by side with plain zlib on the same bytes.
+// Log write and read throughput (issue 5), side by side with plain zlib and plain zstd on
+// the same bytes.
 //
 // One module in the generic counters payload, about 64 MiB of records, made like Darshan's
 // POSIX module: one record per file, 69 integer and 17 real counters (operation counts,
@@ -6,17 +7,23 @@
 // small or zero as in real logs. Every benchmark counts the same bytes: the module's
 // uncompressed records (u32 length + payload each, the bytes the writer deflates), via
 // SetBytesProcessed, so MB/s figures compare directly:
-//   BM_log_write     log_core::write(): job, name table, module region, index, fsync, rename
-//   BM_zlib_compress compress2() of the records at the same level (the core's default, 6)
-//   BM_log_read      log_reader: open (header, index, CRC-32 of every region) and stream
-//                    every record of the module (chunked inflate, one record at a time)
+//   BM_log_write/zlib   log_core::write(): job, name table, module region, index, fsync,
+//                       rename; zlib at the core's default level (6)
+//   BM_zlib_compress    compress2() of the records at the same level
+//   BM_log_read/zlib    log_reader: open (header, index, CRC-32 of every region) and stream
+//                       every record of the module (chunked inflate, one record at a time)
 //   BM_zlib_uncompress  uncompress() of compress2()'s output, into a buffer allocated once
-//   BM_log_print     `perfdm log` into a stream that counts bytes (rows/s as a counter)
+//   BM_log_write/zstd, BM_log_read/zstd  the same log written with zstd (default level 3,
+//                       streamed with ZSTD_compressStream2, frame content checksum on)
+//   BM_zstd_compress    ZSTD_compress() of the records at the same level (no checksum)
+//   BM_zstd_decompress  ZSTD_decompress() of its output, into a buffer allocated once
+//   BM_log_print        `perfdm log` into a stream that counts bytes (rows/s as a counter)
 // The name table (file and counter names, 3.4 MB) is written and checked too but not
 // counted, so the log's figures are, if anything, on the low side.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -39,7 +46,8 @@ namespace {
 
 constexpr std::uint32_t posix_id = 16;
 constexpr std::size_t target_bytes = 64u << 20;
-constexpr int level = Z_DEFAULT_COMPRESSION;  // log_core_options' default: zlib's 6
+constexpr int level = Z_DEFAULT_COMPRESSION;     // log_core_options' default: zlib's 6
+constexpr int zstd_level = ZSTD_CLEVEL_DEFAULT;  // the log's zstd default: 3
 
 struct prng {  // xorshift64*
   std::uint64_t s = 0x9E3779B97F4A7C15ULL;
@@ -205,44 +213,59 @@ class counting_buf : public std::streambuf {
   }
 };
 
-// Built once: the core holding the module, its region bytes, a written log, zlib's output.
+// Built once: the module's records in one core per compression, its region bytes, a written
+// log per compression, zlib's and zstd's output.
 struct fixture {
-  log_core core;
-  std::vector<std::uint8_t> region;      // the module's uncompressed records, as written
-  std::vector<std::uint8_t> compressed;  // compress2(region)
+  log_core core;                              // zlib
+  log_core zstd_core;                         // the same records, zstd
+  std::vector<std::uint8_t> region;           // the module's uncompressed records, as written
+  std::vector<std::uint8_t> compressed;       // compress2(region)
+  std::vector<std::uint8_t> zstd_compressed;  // ZSTD_compress(region)
   std::uint64_t records = 0, rows = 0;
-  std::string path, write_path;
-  std::uint64_t file_bytes = 0;
+  std::string path, write_path, zstd_path, zstd_write_path;
+  std::uint64_t file_bytes = 0, zstd_file_bytes = 0;
   std::uint64_t names_bytes = 0;  // the name table, uncompressed
 
-  static log_core_options options() {
+  static log_core_options options(log_compression c) {
     log_core_options o;
     o.module_memory_bytes = target_bytes + (1u << 20);
     o.name_memory_bytes = 16u << 20;
+    o.compression = c;
     return o;
   }
 
-  fixture() : core(options()) {
+  fixture() : core(options(log_compression::zlib)), zstd_core(options(log_compression::zstd)) {
     const auto dir = std::filesystem::temp_directory_path();
     const std::string stem = "perfdm_log_bench_" + std::to_string(::getpid());
     path = (dir / (stem + ".log")).string();
     write_path = (dir / (stem + "_write.log")).string();
-    core.job().command_line = "./ior -a posix -w -r -t 1m -b 64m";
-    core.job().host = "node17";
-    core.register_module("POSIX", posix_id, 4, target_bytes + (1u << 20));
+    zstd_path = (dir / (stem + "_zstd.log")).string();
+    zstd_write_path = (dir / (stem + "_zstd_write.log")).string();
+    for (auto* c : {&core, &zstd_core}) {
+      c->job().command_line = "./ior -a posix -w -r -t 1m -b 64m";
+      c->job().host = "node17";
+      c->register_module("POSIX", posix_id, 4, target_bytes + (1u << 20));
+    }
     std::vector<std::uint64_t> ints, reals;
     for (const auto& n : integer_counters()) ints.push_back(core.lookup_id(n));
     for (const auto& n : real_counters()) reals.push_back(core.lookup_id(n));
+    for (const auto& n : integer_counters()) zstd_core.lookup_id(n);
+    for (const auto& n : real_counters()) zstd_core.lookup_id(n);
     prng rng;
     std::vector<std::uint8_t> rec;
     while (region.size() < target_bytes) {
-      const auto file = core.lookup_id("/lustre/scratch/project/run42/output/rank" +
-                                       std::to_string(records % 4096) + "/part-" +
-                                       std::to_string(records) + ".dat");
+      const std::string name = "/lustre/scratch/project/run42/output/rank" +
+                               std::to_string(records % 4096) + "/part-" + std::to_string(records) +
+                               ".dat";
+      const auto file = core.lookup_id(name);
+      zstd_core.lookup_id(name);
       const auto cs = file_counters(rng, ints, reals);
       rec.clear();
       encode_log_counters(file, cs, rec);
-      if (!core.add_record(posix_id, rec.data(), rec.size())) throw std::runtime_error("grant");
+      if (!core.add_record(posix_id, rec.data(), rec.size()) ||
+          !zstd_core.add_record(posix_id, rec.data(), rec.size())) {
+        throw std::runtime_error("grant");
+      }
       const auto n = static_cast<std::uint32_t>(rec.size());
       const auto* len = reinterpret_cast<const std::uint8_t*>(&n);
       region.insert(region.end(), len, len + 4);
@@ -259,10 +282,25 @@ struct fixture {
       throw std::runtime_error("compress2");
     }
     compressed.resize(size);
+    zstd_core.write(zstd_path);
+    zstd_file_bytes = std::filesystem::file_size(zstd_path);
+    zstd_compressed.resize(ZSTD_compressBound(region.size()));
+    const std::size_t z = ZSTD_compress(zstd_compressed.data(), zstd_compressed.size(),
+                                        region.data(), region.size(), zstd_level);
+    if (ZSTD_isError(z)) throw std::runtime_error("ZSTD_compress");
+    zstd_compressed.resize(z);
   }
   ~fixture() {
-    std::remove(path.c_str());
-    std::remove(write_path.c_str());
+    for (const auto* p : {&path, &write_path, &zstd_path, &zstd_write_path}) {
+      std::remove(p->c_str());
+    }
+  }
+  log_core& core_for(log_compression c) { return c == log_compression::zstd ? zstd_core : core; }
+  const std::string& path_for(log_compression c) const {
+    return c == log_compression::zstd ? zstd_path : path;
+  }
+  const std::string& write_path_for(log_compression c) const {
+    return c == log_compression::zstd ? zstd_write_path : write_path;
   }
 };
 
@@ -276,11 +314,12 @@ void describe(benchmark::State& state, const fixture& f) {
   state.counters["MiB"] = static_cast<double>(f.region.size()) / (1 << 20);
 }
 
-void BM_log_write(benchmark::State& state) {
+void BM_log_write(benchmark::State& state, log_compression c) {
   auto& f = data();
-  for (auto _ : state) f.core.write(f.write_path);
+  for (auto _ : state) f.core_for(c).write(f.write_path_for(c));
   describe(state, f);
-  state.counters["log_MB"] = static_cast<double>(std::filesystem::file_size(f.write_path)) / 1e6;
+  state.counters["log_MB"] =
+      static_cast<double>(std::filesystem::file_size(f.write_path_for(c))) / 1e6;
   state.counters["records"] = static_cast<double>(f.records);
   state.counters["names_MB"] = static_cast<double>(f.names_bytes) / 1e6;
 }
@@ -300,18 +339,19 @@ void BM_zlib_compress(benchmark::State& state) {
   state.counters["ratio"] = static_cast<double>(size) / static_cast<double>(f.region.size());
 }
 
-void BM_log_read(benchmark::State& state) {
+void BM_log_read(benchmark::State& state, log_compression c) {
   auto& f = data();
   std::uint64_t bytes = 0;
   for (auto _ : state) {
-    log_reader r(f.path);
+    log_reader r(f.path_for(c));
     bytes = 0;
     r.for_each_record(*r.find(posix_id),
                       [&](const std::uint8_t*, std::size_t n) { bytes += 4 + n; });
     if (bytes != f.region.size()) state.SkipWithError("record bytes differ");
   }
   describe(state, f);
-  state.counters["log_MB"] = static_cast<double>(f.file_bytes) / 1e6;
+  state.counters["log_MB"] =
+      static_cast<double>(c == log_compression::zstd ? f.zstd_file_bytes : f.file_bytes) / 1e6;
 }
 
 void BM_zlib_uncompress(benchmark::State& state) {
@@ -325,6 +365,38 @@ void BM_zlib_uncompress(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(out.data());
   }
+  describe(state, f);
+}
+
+void BM_zstd_compress(benchmark::State& state) {
+  auto& f = data();
+  std::vector<std::uint8_t> out(ZSTD_compressBound(f.region.size()));
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();  // reused, as the log writer reuses its own
+  std::size_t size = 0;
+  for (auto _ : state) {
+    size = ZSTD_compressCCtx(cctx, out.data(), out.size(), f.region.data(), f.region.size(),
+                             zstd_level);
+    if (ZSTD_isError(size)) state.SkipWithError("ZSTD_compress failed");
+    benchmark::DoNotOptimize(out.data());
+  }
+  ZSTD_freeCCtx(cctx);
+  describe(state, f);
+  state.counters["ratio"] = static_cast<double>(size) / static_cast<double>(f.region.size());
+}
+
+void BM_zstd_decompress(benchmark::State& state) {
+  auto& f = data();
+  std::vector<std::uint8_t> out(f.region.size());
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  for (auto _ : state) {
+    const std::size_t size = ZSTD_decompressDCtx(
+        dctx, out.data(), out.size(), f.zstd_compressed.data(), f.zstd_compressed.size());
+    if (ZSTD_isError(size) || size != f.region.size()) {
+      state.SkipWithError("ZSTD_decompress failed");
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  ZSTD_freeDCtx(dctx);
   describe(state, f);
 }
 
@@ -353,10 +425,14 @@ void configure(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-BENCHMARK(BM_log_write)->Apply(configure);
+BENCHMARK_CAPTURE(BM_log_write, zlib, log_compression::zlib)->Apply(configure);
 BENCHMARK(BM_zlib_compress)->Apply(configure);
-BENCHMARK(BM_log_read)->Apply(configure);
+BENCHMARK_CAPTURE(BM_log_read, zlib, log_compression::zlib)->Apply(configure);
 BENCHMARK(BM_zlib_uncompress)->Apply(configure);
+BENCHMARK_CAPTURE(BM_log_write, zstd, log_compression::zstd)->Apply(configure);
+BENCHMARK(BM_zstd_compress)->Apply(configure);
+BENCHMARK_CAPTURE(BM_log_read, zstd, log_compression::zstd)->Apply(configure);
+BENCHMARK(BM_zstd_decompress)->Apply(configure);
 BENCHMARK(BM_log_print)->Apply(configure);
 
 BENCHMARK_MAIN();

@@ -86,6 +86,7 @@ std::uint64_t write_dm_log(const dm_ask& ask, const dm_log_job& job, const std::
   }
   log_core_options o;
   o.module_memory_bytes = job.log_memory_bytes;
+  o.compression = job.compression;
   log_core core(o);
   auto& record = core.job();
   record.command_line = job.command_line;

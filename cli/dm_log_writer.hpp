@@ -11,6 +11,8 @@
 #include <functional>
 #include <string>
 
+#include "log/log_codec.hpp"
+
 namespace perfdm {
 
 // What the log's job record says about the run.
@@ -19,6 +21,7 @@ struct dm_log_job {
   std::int64_t start_ns = 0;  // since the epoch
   std::string clock;          // "virtual (replay)", "virtual" or "live"
   std::size_t log_memory_bytes = 64u << 20;
+  log_compression compression = log_compression::zlib;
 };
 
 // Sends one request to the data manager and returns its reply (a caf::error for a failure).

@@ -190,6 +190,12 @@ int main(int argc, char** argv) {
                      "also serve the DyPer gateway (XML over TCP) on HOST:PORT; port 0 picks "
                      "one; the engine then runs until SIGINT/SIGTERM");
 
+  std::string log_compression = "zlib";
+  for (auto* sub : {replay, engine})
+    sub->add_option("--log-compression", log_compression,
+                    "how the log's regions are compressed: zlib (default) or zstd")
+        ->check(CLI::IsMember({"zlib", "zstd"}));
+
   std::string demo_file = PERFDM_DEMO_SCENARIO;
   auto* demo = app.add_subcommand("demo", "Replay the bundled scenario, printing it readably");
   demo->add_option("--scenario", demo_file, "the scenario to replay")->check(CLI::ExistingFile);
@@ -224,6 +230,7 @@ int main(int argc, char** argv) {
   perfdm::session_options o;
   o.command_line = joined(argc, argv);
   o.log_memory_bytes = log_memory_mib << 20;
+  o.log_compression_type = perfdm::parse_log_compression(log_compression);
   o.engine.base_width = perfdm::to_ns(base_width);
   std::ofstream record;
   if (*replay) {

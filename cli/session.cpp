@@ -151,6 +151,7 @@ dm_log_job session::log_job() const {
   job.start_ns = impl_->start_ns;
   job.clock = o.deterministic ? "virtual (replay)" : o.engine.live_clock ? "live" : "virtual";
   job.log_memory_bytes = o.log_memory_bytes;
+  job.compression = o.log_compression_type;
   return job;
 }
 

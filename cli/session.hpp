@@ -10,6 +10,7 @@
 
 #include "actors/data_manager_actor.hpp"
 #include "cli/dm_log_writer.hpp"
+#include "log/log_codec.hpp"
 
 namespace perfdm {
 
@@ -25,6 +26,8 @@ struct session_options {
   std::string default_log = "perfdm.log";
   std::string command_line;
   std::size_t log_memory_bytes = 64u << 20;
+  // How every region of the log is compressed (LOG too): --log-compression zlib|zstd.
+  log_compression log_compression_type = log_compression::zlib;
 };
 
 // One output line: a reply, an error reply or a stream event, already in XML.

@@ -11,7 +11,9 @@
 // Why 2: the reader checks a CRC-32 over the header, the index, every frame header and every
 // region's compressed bytes, and zlib checks an Adler-32 over the uncompressed bytes, so
 // nearly every mutation of a valid log is refused before any region is decoded. Fixing the
-// checksums lets mutations reach the job record, name table and record decoders.
+// checksums lets mutations reach the job record, name table and record decoders. A zstd
+// region's content checksum (XXH64, at the frame's end) is not fixed: it is checked only
+// when the frame ends, after the decoders have seen the mutated bytes.
 //
 // A log_error is the reader's answer to a bad log: expected. Anything else — a crash, a
 // sanitizer report, another exception escaping, a leak, a broken invariant (abort) — is a

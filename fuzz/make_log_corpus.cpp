@@ -4,8 +4,9 @@
 // and the printers: job record, name table (text, escapes, UTF-8, binary names), counters
 // records (integers, reals, nan, inf), several modules (known, unknown, newer version, a
 // record its printer refuses), partial modules and name table, an uncompressed (zlib level 0)
-// log whose payload bytes the fuzzer can mutate directly, an incomplete log (no index), and
-// the regression inputs of bugs the fuzzer found (regress_*.log).
+// log whose payload bytes the fuzzer can mutate directly, an incomplete log (no index), the
+// same Data Manager, modules and incomplete logs compressed with zstd (zstd_*.log), and the
+// regression inputs of bugs the fuzzer found (regress_*.log).
 // The module ids and versions match the printer registry of log_reader_fuzz.cpp.
 // Same program, same bytes: the logs hold no time, host or process id of the run.
 #include <cmath>
@@ -58,12 +59,23 @@ void add_dm_records(log_core& core, std::uint32_t module_id, int histograms) {
   }
 }
 
-void dm_log(const std::string& dir) {
-  log_core core;
-  fill_job(core.job(), "dm.log");
+log_core_options compressed_with(log_compression c) {
+  log_core_options o;
+  o.compression = c;
+  return o;
+}
+
+// "dm.log", or "zstd_dm.log" for a zstd log.
+std::string log_name(const std::string& name, log_compression c) {
+  return c == log_compression::zlib ? name : log_compression_name(c) + ("_" + name);
+}
+
+void dm_log(const std::string& dir, log_compression c) {
+  log_core core(compressed_with(c));
+  fill_job(core.job(), log_name("dm.log", c));
   core.register_module("dm", dm_id, 1, 64 << 10);
   add_dm_records(core, dm_id, 3);
-  core.write(dir + "/dm.log");
+  core.write(dir + "/" + log_name("dm.log", c));
 }
 
 // Names the printers must escape or show as hex, counters and records without a name, and
@@ -95,9 +107,9 @@ void names_log(const std::string& dir) {
 
 // Modules with a printer, without one, of a newer version, and with a record the counters
 // printer refuses (it is last, as its error ends the printing).
-void modules_log(const std::string& dir) {
-  log_core core;
-  fill_job(core.job(), "modules.log");
+void modules_log(const std::string& dir, log_compression c) {
+  log_core core(compressed_with(c));
+  fill_job(core.job(), log_name("modules.log", c));
   core.register_module("dm", dm_id, 1, 16 << 10);
   core.register_module("posix", posix_id, 1, 16 << 10);
   core.register_module("newer", newer_id, 2, 16 << 10);
@@ -112,7 +124,7 @@ void modules_log(const std::string& dir) {
   core.add_counters(unknown_id, file, {log_counter::of(core.lookup_id("WHO_KNOWS"), std::int64_t{2})});
   const char raw[] = "not a counters record";
   core.add_record(raw_id, raw, sizeof raw - 1);
-  core.write(dir + "/modules.log");
+  core.write(dir + "/" + log_name("modules.log", c));
 }
 
 // A module that ran out of its grant and a name table that ran out of memory.
@@ -161,12 +173,12 @@ void regress_run_time_log(const std::string& dir) {
 
 // What a crash leaves: complete regions, then a region whose frame header was never
 // written, and no index. (Renamed: the writer names it NAME.partial.)
-void incomplete_log(const std::string& dir) {
-  const std::string path = dir + "/incomplete.log";
+void incomplete_log(const std::string& dir, log_compression c) {
+  const std::string path = dir + "/" + log_name("incomplete.log", c);
   {
-    log_writer w(path, 4);
+    log_writer w(path, 4, log_default_level, c);
     job_record j;
-    fill_job(j, "incomplete.log");
+    fill_job(j, log_name("incomplete.log", c));
     w.write_job(j);
     w.begin_region(logfmt::region_names, logfmt::names_version, "names");
     std::vector<std::uint8_t> entry;
@@ -200,13 +212,15 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   try {
-    dm_log(dir);
+    for (auto c : {log_compression::zlib, log_compression::zstd}) {
+      dm_log(dir, c);
+      modules_log(dir, c);
+      incomplete_log(dir, c);
+    }
     names_log(dir);
-    modules_log(dir);
     partial_log(dir);
     stored_log(dir);
     empty_log(dir);
-    incomplete_log(dir);
     regress_run_time_log(dir);
   } catch (const std::exception& e) {
     std::cerr << "make_log_corpus: " << e.what() << '\n';

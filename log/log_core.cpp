@@ -269,7 +269,8 @@ bool log_core::merge(const log_reader& log) {
 }
 
 void log_core::write(const std::string& path) const {
-  log_writer w(path, static_cast<std::uint32_t>(2 + modules_.size()), options_.compression_level);
+  log_writer w(path, static_cast<std::uint32_t>(2 + modules_.size()), options_.compression_level,
+               options_.compression);
   w.write_job(job_);
   w.begin_region(logfmt::region_names, logfmt::names_version, "names",
                  names_partial_ ? logfmt::flag_partial : 0);

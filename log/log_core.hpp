@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "log/log_codec.hpp"
 #include "log/log_counters.hpp"
 #include "log/log_format.hpp"
 
@@ -34,7 +35,8 @@ using log_reduction = std::function<void(std::vector<std::uint8_t>& shared,
 struct log_core_options {
   std::size_t module_memory_bytes = 4u << 20;  // the pool every module grant comes out of
   std::size_t name_memory_bytes = 1u << 20;    // the name table's pool
-  int compression_level = -1;                  // zlib level, -1 (6) or 0..9
+  log_compression compression = log_compression::zlib;  // of every region (LOG-FORMAT.md 1)
+  int compression_level = log_default_level;  // -1: its default; zlib 0..9, zstd 1..19
 };
 
 class log_core {

@@ -25,7 +25,7 @@ static_assert(__builtin_bswap64(magic) == magic_swapped);
 inline constexpr std::uint32_t format_version = 1;
 
 inline constexpr std::uint32_t compression_zlib = 1;
-inline constexpr std::uint32_t compression_zstd = 2;  // defined, not implemented: refused
+inline constexpr std::uint32_t compression_zstd = 2;  // log_codec.hpp
 
 // The 32-byte preamble (written once) and the index block after it (rewritten on finish).
 inline constexpr std::size_t preamble_size = 32;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "log/log_codec.hpp"
+
 namespace perfdm {
 
 void log_printer_registry::add(std::uint32_t module_id, std::string name,
@@ -407,14 +409,16 @@ void print_log(const std::string& path, const log_print_options& options, std::o
     append_number(b, reader.format_version());
     b += ",\"byte_order\":\"";
     b += order;
-    b += "\",\"compression\":\"zlib\",\"complete\":";
+    b += "\",\"compression\":\"";
+    b += log_compression_name(reader.compression());
+    b += "\",\"complete\":";
     b += reader.complete() ? "true" : "false";
     b += "}\n";
   } else {
     hline("perfdm log: " + log_escape_text(path));
     hline("format version: " + std::to_string(reader.format_version()));
     hline(std::string("byte order: ") + order);
-    hline("compression: zlib");
+    hline("compression: " + log_compression_name(reader.compression()));
     hline(reader.complete() ? "state: complete"
                             : "state: incomplete: read up to its last complete region");
   }

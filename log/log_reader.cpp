@@ -7,7 +7,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+
+#include "log/log_codec.hpp"
 
 namespace perfdm {
 
@@ -35,17 +36,19 @@ std::string label(const log_region& r) { return log_region_label(r.id, r.name); 
 
 }  // namespace
 
-// One region's uncompressed bytes, inflated a chunk at a time.
+// One region's uncompressed bytes, decompressed a chunk at a time.
 class log_region_stream {
  public:
   log_region_stream(const log_reader& reader, const log_region& region)
       : reader_(reader), region_(region), what_("region " + label(region)) {
-    std::memset(&z_, 0, sizeof z_);
-    if (inflateInit(&z_) != Z_OK) throw log_error(what_ + ": zlib inflateInit failed");
+    try {
+      codec_ = make_log_decompressor(log_compression{reader.compression_});
+    } catch (const log_error& e) {
+      throw log_error(what_ + ": " + e.what());
+    }
     in_.resize(std::max<std::size_t>(reader.options_.chunk_bytes, 4096));
     out_.resize(64u << 10);
   }
-  ~log_region_stream() { inflateEnd(&z_); }
   log_region_stream(const log_region_stream&) = delete;
   log_region_stream& operator=(const log_region_stream&) = delete;
 
@@ -91,51 +94,56 @@ class log_region_stream {
     return v;
   }
 
-  // Every byte consumed: the zlib stream must end exactly here.
+  // Every byte consumed: the compressed stream must end exactly here.
   void finish() {
     if (left() != 0 || begin_ != end_) throw log_error(what_ + ": unread bytes at its end");
     if (fill()) {
       throw log_error(what_ + ": more uncompressed data than the " +
                       num(region_.uncompressed_size) + " bytes its frame header says");
     }
-    if (!ended_) throw log_error(what_ + ": the compressed data ends before the zlib stream");
-    if (z_.avail_in != 0 || in_read_ != region_.compressed_size) {
-      throw log_error(what_ + ": compressed bytes after the end of the zlib stream");
+    if (!ended_) {
+      throw log_error(what_ + ": the compressed data ends before the " + codec_->stream_name());
+    }
+    if (in_begin_ != in_end_ || in_read_ != region_.compressed_size) {
+      throw log_error(what_ + ": compressed bytes after the end of the " +
+                      codec_->stream_name());
     }
   }
 
  private:
-  // Inflates more bytes into the (empty) output buffer; false at the end of the stream.
+  // Decompresses more bytes into the (empty) output buffer; false at the end of the stream.
   bool fill() {
     begin_ = end_ = 0;
     while (!ended_) {
-      if (z_.avail_in == 0 && in_read_ < region_.compressed_size) {
+      if (in_begin_ == in_end_ && in_read_ < region_.compressed_size) {
         const std::size_t n = static_cast<std::size_t>(
             std::min<std::uint64_t>(in_.size(), region_.compressed_size - in_read_));
         reader_.pread_exact(region_.offset + logfmt::frame_header_size + in_read_, in_.data(), n);
         in_read_ += n;
-        z_.next_in = in_.data();
-        z_.avail_in = static_cast<uInt>(n);
+        in_begin_ = 0;
+        in_end_ = n;
       }
-      z_.next_out = out_.data();
-      z_.avail_out = static_cast<uInt>(out_.size());
-      const int rc = inflate(&z_, Z_NO_FLUSH);
-      end_ = out_.size() - z_.avail_out;
-      if (rc == Z_STREAM_END) {
-        ended_ = true;
-      } else if (rc == Z_BUF_ERROR) {
-        if (z_.avail_in == 0 && in_read_ == region_.compressed_size && end_ == 0) {
-          throw log_error(what_ + ": the compressed data is cut short (the zlib stream does "
-                                  "not end within its " +
+      log_decompressor::step st;
+      try {
+        st = codec_->decompress(in_.data() + in_begin_, in_end_ - in_begin_, out_.data(),
+                                out_.size());
+      } catch (const log_error& e) {
+        throw log_error(what_ + ": " + e.what());
+      }
+      in_begin_ += st.consumed;
+      end_ = st.produced;
+      ended_ = st.ended;
+      if (!ended_ && st.consumed == 0 && st.produced == 0) {
+        // The output buffer is empty, so only missing input can stop the decompressor.
+        if (in_begin_ == in_end_ && in_read_ == region_.compressed_size) {
+          throw log_error(what_ + ": the compressed data is cut short (the " +
+                          codec_->stream_name() + " does not end within its " +
                           num(region_.compressed_size) + " compressed bytes)");
         }
-      } else if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
-        throw log_error(what_ + ": corrupt compressed data (zlib: " +
-                        std::string(z_.msg ? z_.msg : "data error") + ")");
-      } else if (rc == Z_MEM_ERROR) {
-        throw log_error(what_ + ": zlib is out of memory");
-      } else if (rc != Z_OK) {
-        throw log_error(what_ + ": zlib inflate failed (" + std::to_string(rc) + ")");
+        if (in_begin_ != in_end_) {
+          throw log_error(what_ + ": corrupt compressed data (the " + codec_->stream_name() +
+                          " makes no progress)");
+        }
       }
       produced_ += end_;
       if (produced_ > region_.uncompressed_size) {
@@ -150,12 +158,13 @@ class log_region_stream {
   const log_reader& reader_;
   const log_region& region_;
   std::string what_;
-  z_stream z_;
+  std::unique_ptr<log_decompressor> codec_;
   std::vector<std::uint8_t> in_;
+  std::size_t in_begin_ = 0, in_end_ = 0;  // unconsumed part of in_
   std::vector<std::uint8_t> out_;
   std::size_t begin_ = 0, end_ = 0;  // unconsumed part of out_
   std::uint64_t in_read_ = 0;        // compressed bytes read from the file
-  std::uint64_t produced_ = 0;       // uncompressed bytes inflated
+  std::uint64_t produced_ = 0;       // uncompressed bytes decompressed
   std::uint64_t consumed_ = 0;       // uncompressed bytes handed out
   bool ended_ = false;
 };
@@ -253,13 +262,9 @@ void log_reader::read_header() {
   if (log_crc32(0, pre, logfmt::preamble_size - 4) != crc) {
     throw log_error("header CRC mismatch: the 32-byte log header is corrupt");
   }
-  if (compression_ != logfmt::compression_zlib) {
-    if (compression_ == logfmt::compression_zstd) {
-      throw log_error("unsupported compression: zstd (type 2); this reader reads zlib (type 1) "
-                      "logs only");
-    }
+  if (!log_compression_known(compression_)) {
     throw log_error("unsupported compression: unknown type " + num(compression_) +
-                    "; this reader reads zlib (type 1) logs only");
+                    "; this reader reads zlib (type 1) and zstd (type 2) logs");
   }
   if (capacity_ > logfmt::max_region_capacity || header_size_ != logfmt::header_size(capacity_)) {
     throw log_error("corrupt header: header size " + num(header_size_) +

@@ -1,9 +1,10 @@
 // The streaming log reader. Opening checks the header, finds the regions (from the header
 // index when the log is complete and the index valid, else by walking the frame headers,
 // stopping at the first incomplete region), and checks every region's CRC-32; problems are
-// log_errors naming them. Regions are then read one at a time with chunked inflate: memory
-// is a few 64 KiB buffers, the zlib state and one record (at most 1 MiB), whatever the size
-// of the log; only the name table, when asked for, is held (up to a limit).
+// log_errors naming them. Regions are then read one at a time with chunked decompression
+// (zlib or zstd, log_codec.hpp): memory is a few 64 KiB buffers, the decompressor's state
+// (zstd: its window, at most 8 MiB) and one record (at most 1 MiB), whatever the size of the
+// log; only the name table, when asked for, is held (up to a limit).
 #pragma once
 
 #include <cstdint>
@@ -56,6 +57,7 @@ class log_reader {
 
   const std::string& path() const { return path_; }
   std::uint32_t format_version() const { return version_; }
+  // logfmt::compression_zlib or logfmt::compression_zstd (others are refused on opening).
   std::uint32_t compression() const { return compression_; }
   std::uint64_t file_size() const { return size_; }
   // True when the writer finished the log and its index was valid and used.

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
-#include <zlib.h>
 
 namespace perfdm {
 
@@ -35,24 +34,25 @@ std::vector<std::uint8_t> frame_header(const log_region_entry& r) {
 
 }  // namespace
 
-log_writer::log_writer(std::string path, std::uint32_t region_capacity, int level)
-    : path_(std::move(path)), capacity_(region_capacity), level_(level) {
+log_writer::log_writer(std::string path, std::uint32_t region_capacity, int level,
+                       log_compression compression)
+    : path_(std::move(path)), capacity_(region_capacity), compression_(compression) {
   if (capacity_ > logfmt::max_region_capacity) {
     throw log_error("log writer: " + std::to_string(capacity_) + " regions asked, at most " +
                     std::to_string(logfmt::max_region_capacity));
   }
-  if (level_ < -1 || level_ > 9) throw log_error("log writer: zlib level must be -1..9");
+  // Checked before the file is created: a bad choice leaves nothing behind.
+  compressor_ = make_log_compressor(compression_, level);
   const std::string p = partial_path();
   fd_ = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw log_error("cannot create " + p + ": " + errno_text());
   staged_.reserve(chunk);
-  out_.resize(chunk);
 
   std::vector<std::uint8_t> pre;
   byte_sink s(pre);
   s.u64(logfmt::magic);
   s.u32(logfmt::format_version);
-  s.u32(logfmt::compression_zlib);
+  s.u32(static_cast<std::uint32_t>(compression_));
   s.u32(capacity_);
   s.u32(static_cast<std::uint32_t>(logfmt::header_size(capacity_)));
   s.u32(0);  // reserved
@@ -63,10 +63,7 @@ log_writer::log_writer(std::string path, std::uint32_t region_capacity, int leve
   file_end_ = logfmt::header_size(capacity_);
 }
 
-log_writer::~log_writer() {
-  if (zs_) deflateEnd(zs_.get());
-  close_fd();
-}
+log_writer::~log_writer() { close_fd(); }
 
 void log_writer::close_fd() {
   if (fd_ >= 0) ::close(fd_);
@@ -152,16 +149,7 @@ void log_writer::begin_region(std::uint32_t id, std::uint32_t version, std::stri
   if (regions_.size() >= capacity_) {
     throw log_error("log writer: more than " + std::to_string(capacity_) + " regions");
   }
-  if (!zs_) {
-    zs_ = std::make_unique<z_stream_s>();
-    std::memset(zs_.get(), 0, sizeof(z_stream_s));
-    if (deflateInit(zs_.get(), level_) != Z_OK) {
-      zs_.reset();
-      throw log_error("log writer: zlib deflateInit failed");
-    }
-  } else if (deflateReset(zs_.get()) != Z_OK) {
-    throw log_error("log writer: zlib deflateReset failed");
-  }
+  compressor_->begin();
   current_ = log_region_entry{};
   current_.id = id;
   current_.version = version;
@@ -183,7 +171,7 @@ void log_writer::write(const void* data, std::size_t size) {
     staged_.insert(staged_.end(), p, p + n);
     p += n;
     size -= n;
-    if (staged_.size() == chunk) deflate_staged(false);
+    if (staged_.size() == chunk) compress_staged(false);
   }
 }
 
@@ -197,29 +185,19 @@ void log_writer::write_record(const void* payload, std::size_t size) {
   write(payload, size);
 }
 
-void log_writer::deflate_staged(bool finish) {
-  z_stream_s& z = *zs_;
-  z.next_in = staged_.data();
-  z.avail_in = static_cast<uInt>(staged_.size());
-  for (;;) {
-    z.next_out = out_.data();
-    z.avail_out = static_cast<uInt>(out_.size());
-    const int rc = deflate(&z, finish ? Z_FINISH : Z_NO_FLUSH);
-    if (rc == Z_STREAM_ERROR) throw log_error("log writer: zlib deflate failed");
-    const std::size_t produced = out_.size() - z.avail_out;
-    if (produced > 0) {
-      current_.crc = log_crc32(current_.crc, out_.data(), produced);
-      current_.compressed_size += produced;
-      append(out_.data(), produced);
-    }
-    if (finish ? rc == Z_STREAM_END : (z.avail_in == 0 && z.avail_out != 0)) break;
-  }
+void log_writer::compress_staged(bool end) {
+  compressor_->compress(staged_.data(), staged_.size(), end,
+                        [this](const std::uint8_t* p, std::size_t n) {
+                          current_.crc = log_crc32(current_.crc, p, n);
+                          current_.compressed_size += n;
+                          append(p, n);
+                        });
   staged_.clear();
 }
 
 void log_writer::end_region(std::uint32_t add_flags) {
   if (!in_region_) throw log_error("log writer: end_region without begin_region");
-  deflate_staged(true);
+  compress_staged(true);
   current_.flags |= add_flags;
   const auto h = frame_header(current_);
   write_at(current_.offset, h.data(), h.size());

@@ -1,8 +1,8 @@
-// The log writer: streams regions into NAME.partial, each compressed on its own (zlib) behind
-// a frame header, then rewrites the header index and renames the file to NAME (finish()).
-// Until finish() the file stays NAME.partial, and a reader can read every region completed
-// so far: a crash loses at most the region being written. Memory: two 64 KiB buffers and
-// the zlib state, whatever the size of the log.
+// The log writer: streams regions into NAME.partial, each compressed on its own (a zlib
+// stream or a zstd frame) behind a frame header, then rewrites the header index and renames
+// the file to NAME (finish()). Until finish() the file stays NAME.partial, and a reader can
+// read every region completed so far: a crash loses at most the region being written.
+// Memory: two 64 KiB buffers and the compressor's state, whatever the size of the log.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "log/log_codec.hpp"
 #include "log/log_format.hpp"
-
-struct z_stream_s;
 
 namespace perfdm {
 
@@ -32,8 +31,10 @@ struct log_region_entry {
 class log_writer {
  public:
   // Creates (truncates) `path`.partial with room in the index for `region_capacity` regions.
-  // `level`: zlib compression level, -1 (default, 6) or 0..9. Throws log_error.
-  log_writer(std::string path, std::uint32_t region_capacity, int level = -1);
+  // `level`: -1 (the compression's default: zlib 6, zstd 3), zlib 0..9, zstd 1..19.
+  // Throws log_error.
+  log_writer(std::string path, std::uint32_t region_capacity, int level = log_default_level,
+             log_compression compression = log_compression::zlib);
   // An unfinished writer closes its file as it is, leaving NAME.partial (as a crash would).
   ~log_writer();
   log_writer(const log_writer&) = delete;
@@ -62,26 +63,26 @@ class log_writer {
   std::string partial_path() const { return path_ + ".partial"; }
   const std::vector<log_region_entry>& regions() const { return regions_; }
   std::uint64_t file_size() const { return file_end_; }
+  log_compression compression() const { return compression_; }
 
  private:
   void write_at(std::uint64_t offset, const void* data, std::size_t size);
   void append(const void* data, std::size_t size);
-  void deflate_staged(bool finish);
+  void compress_staged(bool end);
   std::vector<std::uint8_t> index_block(std::uint32_t state) const;
   void close_fd();
 
   std::string path_;
   int fd_ = -1;
   std::uint32_t capacity_;
-  int level_;
+  log_compression compression_;
   std::uint64_t file_end_ = 0;
   bool in_region_ = false;
   bool finished_ = false;
   log_region_entry current_;
   std::vector<log_region_entry> regions_;
-  std::vector<std::uint8_t> staged_;  // uncompressed bytes waiting for deflate
-  std::vector<std::uint8_t> out_;     // compressed bytes waiting for write
-  std::unique_ptr<z_stream_s> zs_;
+  std::vector<std::uint8_t> staged_;  // uncompressed bytes waiting for the compressor
+  std::unique_ptr<log_compressor> compressor_;
 };
 
 }  // namespace perfdm

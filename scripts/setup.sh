@@ -5,7 +5,7 @@ set -euo pipefail
 
 # clang, libclang-rt-14-dev (libFuzzer, sanitizer runtimes) and llvm-14 (llvm-symbolizer, for
 # readable sanitizer reports): scripts/fuzz.sh.
-packages=(g++ cmake make libcaf-dev libboost-dev librapidxml-dev catch2 zlib1g-dev
+packages=(g++ cmake make libcaf-dev libboost-dev librapidxml-dev catch2 zlib1g-dev libzstd-dev
           libcli11-dev libbenchmark-dev clang libclang-rt-14-dev llvm-14)
 # Frames (docs/FRAMES.md): libelf/libdw read executables' symbols; elfutils for eu-stack;
 # LTTng-UST and lttng-tools are the frame-writing benchmark's peer.

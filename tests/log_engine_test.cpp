@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,8 +14,10 @@
 #include <unistd.h>
 
 #include "cli/dm_log_module.hpp"
+#include "cli/frames_log_module.hpp"
 #include "cli/session.hpp"
 #include "log/log_print.hpp"
+#include "log/log_reader.hpp"
 
 using namespace perfdm;
 
@@ -75,6 +78,103 @@ TEST_CASE("LOG writes every metric, MI, phase and histogram, archives included",
   std::filesystem::remove(path);
 }
 
+// The rows of a printed log (no `#` lines).
+std::string rows_of(const std::string& text) {
+  std::string rows;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty() && l[0] != '#') rows += l + '\n';
+  return rows;
+}
+
+TEST_CASE("LOG keeps the session's compression: zstd logs hold the same records", "[log][dm][zstd]") {
+  auto zlib_path = temp_path("session-zlib.log");
+  auto zstd_path = temp_path("session-zstd.log");
+  auto run_demo = [](const session_options& o, const std::string& path) {
+    session s(o);
+    std::istringstream in(demo_requests());
+    for (std::string line; std::getline(in, line);) s.run_line(line, [](const session_line&) {});
+    std::string reply;
+    s.run_line("<DYPER PID='DM' COMMAND='LOG'><LOG FILE='" + path + "'/></DYPER>",
+               [&](const session_line& l) { reply = l.xml; });
+    CHECK(reply.find("BYTES=") != std::string::npos);
+  };
+  session_options o;
+  run_demo(o, zlib_path);
+  o.log_compression_type = log_compression::zstd;
+  run_demo(o, zstd_path);
+  {
+    log_reader r(zstd_path);
+    CHECK(r.compression() == logfmt::compression_zstd);
+    CHECK(r.complete());
+  }
+  auto zlib_text = printed(zlib_path);
+  auto zstd_text = printed(zstd_path);
+  CHECK(zlib_text.find("# compression: zlib\n") != std::string::npos);
+  CHECK(zstd_text.find("# compression: zstd\n") != std::string::npos);
+  // Every module's records (dm and frames) read back the same, row for row.
+  CHECK(rows_of(zstd_text).size() > 1000);
+  CHECK(rows_of(zstd_text) == rows_of(zlib_text));
+  std::filesystem::remove(zlib_path);
+  std::filesystem::remove(zstd_path);
+}
+
+TEST_CASE("the frames module's records round trip through zlib and zstd alike", "[log][zstd]") {
+  frames_stats stats;
+  for (int pid : {4242, 4243}) {
+    frame_type_stats t;
+    t.pid = pid;
+    t.process = "/Process/app{" + std::to_string(pid) + "}";
+    t.frame_type = "request_frame";
+    t.frames = 1000u + static_cast<std::uint64_t>(pid);
+    t.lost = 3;
+    t.torn = 1;
+    t.late = 7;
+    t.no_lane_drops = 2;
+    t.fields = {{"latency", 1000, 0.5, 12.25, 3000.5}, {"bytes", 1000, 64, 65536, 1e7}};
+    stats.frame_types.push_back(t);
+  }
+  register_frames_log_printer();
+  std::string texts[2];
+  for (auto c : {log_compression::zlib, log_compression::zstd}) {
+    auto path = temp_path(std::string("frames-") + log_compression_name(c) + ".log");
+    log_core_options o;
+    o.compression = c;
+    log_core core(o);
+    add_frames_module(core, stats, 1 << 20);
+    core.write(path);
+    texts[c == log_compression::zstd] = printed(path);
+    std::filesystem::remove(path);
+  }
+  CHECK(texts[1].find("# compression: zstd\n") != std::string::npos);
+  const auto rows = rows_of(texts[1]);
+  INFO(rows);
+  CHECK(rows.find("\tlost\t3\tframes /Process/app{4242}/request_frame\n") != std::string::npos);
+  CHECK(rows.find("\tfield.latency.max\t12.25\tframes /Process/app{4243}/request_frame\n") !=
+        std::string::npos);
+  CHECK(rows == rows_of(texts[0]));
+}
+
+TEST_CASE("perfdm replay --log-compression zstd writes a zstd log; other values are refused",
+          "[log][zstd]") {
+  auto path = temp_path("replay-zstd.log");
+  auto out = temp_path("replay-zstd.out");
+  const std::string replay = std::string(PERFDM_BINARY) + " replay " PERFDM_SOURCE_DIR
+                             "/examples/demo.replay --log " + path;
+  REQUIRE(std::system((replay + " --log-compression zstd >" + out + " 2>&1").c_str()) == 0);
+  auto text = printed(path);
+  CHECK(text.find("# compression: zstd\n") != std::string::npos);
+  CHECK(text.find("\tbucket.1\t2\thistogram 1 phase 0\n") != std::string::npos);
+  std::filesystem::remove(path);
+  CHECK(std::system((replay + " --log-compression lz4 >" + out + " 2>&1").c_str()) != 0);
+  CHECK_FALSE(std::filesystem::exists(path));
+  std::ifstream err(out);
+  std::stringstream e;
+  e << err.rdbuf();
+  CHECK(e.str().find("--log-compression") != std::string::npos);
+  std::filesystem::remove(out);
+}
+
 TEST_CASE("a log module past its memory grant is partial, not lost", "[log][dm]") {
   auto path = temp_path("small.log");
   session_options o;
@@ -95,6 +195,7 @@ TEST_CASE("a log module past its memory grant is partial, not lost", "[log][dm]"
 
 TEST_CASE("an engine stopped by SIGTERM writes its log", "[log][engine]") {
   auto path = temp_path("engine.log");
+  const std::string compression = GENERATE("zlib", "zstd");
   int in[2];
   REQUIRE(pipe(in) == 0);
   pid_t pid = fork();
@@ -105,7 +206,8 @@ TEST_CASE("an engine stopped by SIGTERM writes its log", "[log][engine]") {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, STDOUT_FILENO);
     dup2(null, STDERR_FILENO);
-    execl(PERFDM_BINARY, PERFDM_BINARY, "engine", "--log", path.c_str(), (char*)nullptr);
+    execl(PERFDM_BINARY, PERFDM_BINARY, "engine", "--log", path.c_str(), "--log-compression",
+          compression.c_str(), (char*)nullptr);
     _exit(127);
   }
   close(in[0]);
@@ -127,5 +229,6 @@ TEST_CASE("an engine stopped by SIGTERM writes its log", "[log][engine]") {
   auto text = printed(path);
   CHECK(text.find("\tbucket.0\t1.5\thistogram 0 GLOBAL\n") != std::string::npos);
   CHECK(text.find("# job command line: ") != std::string::npos);
+  CHECK(text.find("# compression: " + compression + "\n") != std::string::npos);
   std::filesystem::remove(path);
 }

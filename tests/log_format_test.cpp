@@ -2,6 +2,7 @@
 // and `perfdm log` printing, as text and JSON.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "log/log_core.hpp"
 #include "log/log_counters.hpp"
 #include "log/log_reader.hpp"
+#include "log/log_writer.hpp"
 #include "tests/log_test_files.hpp"
 
 using namespace perfdm;
@@ -21,6 +23,12 @@ namespace {
 
 constexpr std::uint32_t posix_id = 16;
 constexpr std::uint32_t mpiio_id = 17;
+
+log_core_options compressed_with(log_compression c) {
+  log_core_options o;
+  o.compression = c;
+  return o;
+}
 
 std::string temp_path(const std::string& name) {
   return log_test::temp_path("log_format_test", name);
@@ -145,7 +153,9 @@ TEST_CASE("log core: names kept once, flagged when not printable", "[log]") {
 TEST_CASE("log round trip: header, job record, name table, counters records", "[log]") {
   const std::string path = temp_path("roundtrip.log");
   removed_on_exit cleanup{{path}};
-  log_core core;
+  const auto compression = EACH_COMPRESSION;
+  INFO(log_compression_name(compression));
+  log_core core(compressed_with(compression));
   fill(core);
   core.write(path);
   CHECK(::access(path.c_str(), F_OK) == 0);
@@ -153,7 +163,7 @@ TEST_CASE("log round trip: header, job record, name table, counters records", "[
 
   log_reader r(path);
   CHECK(r.format_version() == 1);
-  CHECK(r.compression() == logfmt::compression_zlib);
+  CHECK(r.compression() == static_cast<std::uint32_t>(compression));
   CHECK(r.complete());
   CHECK(r.notes().empty());
   REQUIRE(r.regions().size() == 4);
@@ -201,10 +211,74 @@ TEST_CASE("log round trip: header, job record, name table, counters records", "[
         std::vector<log_counter>{log_counter::of(log_name_id("POSIX_READS"), std::int64_t{-3})});
 }
 
+TEST_CASE("log writer: compression levels are checked per compression", "[log]") {
+  const std::string path = temp_path("levels.log");
+  removed_on_exit cleanup{{path}};
+  for (int level : {-1, 0, 9}) CHECK_NOTHROW(log_writer(path, 1, level, log_compression::zlib));
+  for (int level : {-1, 1, 19}) CHECK_NOTHROW(log_writer(path, 1, level, log_compression::zstd));
+  std::remove((path + ".partial").c_str());
+  CHECK_THROWS_WITH(log_writer(path, 1, 10, log_compression::zlib),
+                    "log writer: zlib level must be -1 (default) or 0..9, not 10");
+  CHECK_THROWS_WITH(log_writer(path, 1, 0, log_compression::zstd),
+                    "log writer: zstd level must be -1 (default) or 1..19, not 0");
+  CHECK_THROWS_WITH(log_writer(path, 1, 20, log_compression::zstd),
+                    "log writer: zstd level must be -1 (default) or 1..19, not 20");
+  CHECK_THROWS_WITH(log_writer(path, 1, -1, log_compression{7}),
+                    "log writer: unknown compression type 7");
+  CHECK(::access((path + ".partial").c_str(), F_OK) != 0);  // refused before creating it
+  CHECK(parse_log_compression("ZSTD") == log_compression::zstd);
+  CHECK(parse_log_compression("zlib") == log_compression::zlib);
+  CHECK_THROWS_WITH(parse_log_compression("lz4"), "unknown log compression 'lz4': zlib or zstd");
+}
+
+TEST_CASE("log round trip: a region larger than every buffer, at every level", "[log]") {
+  const std::string path = temp_path("levels-rt.log");
+  removed_on_exit cleanup{{path}};
+  const auto compression = EACH_COMPRESSION;
+  // 1 MiB of records that compress a little (counters over a pseudo-random pattern), so the
+  // compressor's input and output cross the 64 KiB buffers and zstd's 128 KiB blocks.
+  std::vector<std::vector<std::uint8_t>> records;
+  std::uint64_t x = 88172645463325252ULL;
+  std::size_t bytes = 0;
+  while (bytes < (1u << 20)) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::vector<std::uint8_t> rec;
+    encode_log_counters(x % 1000, {log_counter::of(x % 7, static_cast<std::int64_t>(x >> 40))},
+                        rec);
+    bytes += 4 + rec.size();
+    records.push_back(std::move(rec));
+  }
+  const std::vector<int> levels = compression == log_compression::zlib
+                                      ? std::vector<int>{-1, 0, 1, 9}
+                                      : std::vector<int>{-1, 1, 19};
+  for (int level : levels) {
+    INFO(log_compression_name(compression) << " level " << level);
+    {
+      log_writer w(path, 1, level, compression);
+      w.begin_region(posix_id, 1, "POSIX");
+      for (const auto& rec : records) w.write_record(rec.data(), rec.size());
+      w.end_region();
+      w.finish();
+    }
+    log_reader r(path);
+    REQUIRE(r.regions().size() == 1);
+    CHECK(r.regions()[0].uncompressed_size == bytes);
+    std::size_t i = 0;
+    bool same = true;
+    r.for_each_record(r.regions()[0], [&](const std::uint8_t* p, std::size_t n) {
+      same = same && i < records.size() && n == records[i].size() &&
+             std::equal(p, p + n, records[i].begin());
+      ++i;
+    });
+    CHECK(same);
+    CHECK(i == records.size());
+  }
+}
+
 TEST_CASE("log round trip: an empty log and an empty module", "[log]") {
   const std::string path = temp_path("empty.log");
   removed_on_exit cleanup{{path}};
-  log_core core;
+  log_core core(compressed_with(EACH_COMPRESSION));
   core.register_module("EMPTY", 40, 1, 100);
   core.write(path);
   log_reader r(path);
@@ -219,7 +293,8 @@ TEST_CASE("log round trip: an empty log and an empty module", "[log]") {
 TEST_CASE("log printer: # header lines and one tab-separated row per value", "[log]") {
   const std::string path = temp_path("print.log");
   removed_on_exit cleanup{{path}};
-  log_core core;
+  const auto compression = EACH_COMPRESSION;
+  log_core core(compressed_with(compression));
   fill(core);
   core.write(path);
   const auto reg = test_printers();
@@ -232,7 +307,7 @@ TEST_CASE("log printer: # header lines and one tab-separated row per value", "[l
   const std::string& t = res.out;
   CHECK(has_line(t, "# format version: 1"));
   CHECK(has_line(t, "# byte order: little-endian"));
-  CHECK(has_line(t, "# compression: zlib"));
+  CHECK(has_line(t, std::string("# compression: ") + log_compression_name(compression)));
   CHECK(has_line(t, "# state: complete"));
   CHECK(has_line(t, "# job command line: ./app -n 4 --input data.h5"));
   CHECK(has_line(t, "# job host: node17"));
@@ -293,7 +368,8 @@ TEST_CASE("log printer: --module selects modules by name, any case", "[log]") {
 TEST_CASE("log printer: --json prints JSON Lines", "[log]") {
   const std::string path = temp_path("json.log");
   removed_on_exit cleanup{{path}};
-  log_core core;
+  const auto compression = EACH_COMPRESSION;
+  log_core core(compressed_with(compression));
   fill(core);
   core.job().host = "node\"17\"";
   core.write(path);
@@ -312,7 +388,9 @@ TEST_CASE("log printer: --json prints JSON Lines", "[log]") {
   }
   CHECK(ls[0].rfind("{\"type\":\"log\",\"path\":", 0) == 0);
   CHECK(ls[0].find("\"format_version\":1,\"byte_order\":\"little-endian\",\"compression\":"
-                   "\"zlib\",\"complete\":true}") != std::string::npos);
+                   "\"" +
+                   std::string(log_compression_name(compression)) + "\",\"complete\":true}") !=
+        std::string::npos);
   CHECK(has_line(res.out,
                  "{\"type\":\"job\",\"command_line\":\"./app -n 4 --input data.h5\",\"host\":"
                  "\"node\\\"17\\\"\",\"start_ns\":1700000000000000000,\"end_ns\":"

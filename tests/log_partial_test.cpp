@@ -1,4 +1,5 @@
-// Incomplete logs (NAME.partial after a crash) and partial modules (out of memory).
+// Incomplete logs (NAME.partial after a crash) and partial modules (out of memory); the
+// crash and cut tests run on a zlib log and on a zstd log (EACH_COMPRESSION).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,7 +84,8 @@ log_printer_registry printers(int modules) {
 TEST_CASE("log partial: the writer writes NAME.partial and renames it when complete", "[log]") {
   const std::string path = temp_path("rename.log");
   removed_on_exit cleanup{{path}};
-  log_writer w(path, 3);
+  const auto compression = EACH_COMPRESSION;
+  log_writer w(path, 3, log_default_level, compression);
   CHECK(exists(path + ".partial"));
   CHECK_FALSE(exists(path));
   w.write_job(job_record{});
@@ -95,6 +97,7 @@ TEST_CASE("log partial: the writer writes NAME.partial and renames it when compl
   CHECK_FALSE(exists(path + ".partial"));
   log_reader r(path);
   CHECK(r.complete());
+  CHECK(r.compression() == static_cast<std::uint32_t>(compression));
   CHECK(r.regions().size() == 2);  // room for 3, 2 used
 }
 
@@ -104,8 +107,10 @@ TEST_CASE(
     "[log]") {
   const std::string path = temp_path("crash.log");
   removed_on_exit cleanup{{path}};
+  const auto compression = EACH_COMPRESSION;
+  INFO(log_compression_name(compression));
   {
-    log_writer w(path, 6);
+    log_writer w(path, 6, log_default_level, compression);
     job_record job;
     job.command_line = "./crashes";
     w.write_job(job);
@@ -150,8 +155,10 @@ TEST_CASE("log partial: a .partial cut after N complete regions reads those N", 
   const std::string cut_path = temp_path("cut-copy.log.partial");
   removed_on_exit cleanup{{path, cut_path}};
   std::vector<log_region_entry> regions;
+  const auto compression = EACH_COMPRESSION;
+  INFO(log_compression_name(compression));
   {
-    log_writer w(path, 8);
+    log_writer w(path, 8, log_default_level, compression);
     w.write_job(job_record{});
     for (int k = 0; k < 6; ++k) write_module(w, k, 40 + 10 * k);
     regions = w.regions();
@@ -206,8 +213,10 @@ TEST_CASE("log partial: a CRC mismatch in an incomplete log stops reading there"
   const std::string path = temp_path("crcpartial.log");
   removed_on_exit cleanup{{path}};
   std::vector<log_region_entry> regions;
+  const auto compression = EACH_COMPRESSION;
+  INFO(log_compression_name(compression));
   {
-    log_writer w(path, 4);
+    log_writer w(path, 4, log_default_level, compression);
     w.write_job(job_record{});
     for (int k = 0; k < 3; ++k) write_module(w, k, 30);
     regions = w.regions();

@@ -107,8 +107,10 @@ std::string file_name(int f) {
 // One process (rank 0 or 1) of a run: rank 0 opened files 0-9, rank 1 files 5-14, so files
 // 5-9 were opened by both. Rank 1 also counts seeks (a counter rank 0 never has), lists its
 // counters in another order, and records file 12 in two records (two opens, say).
-log_core process_core(int rank) {
-  log_core core;
+log_core process_core(int rank, log_compression compression = log_compression::zlib) {
+  log_core_options o;
+  o.compression = compression;
+  log_core core(o);
   core.job().command_line = "./ior -r";
   core.job().host = "node" + std::to_string(rank);
   core.job().start_ns = 1'700'000'000'000'000'000 + rank * 1'000'000;
@@ -321,8 +323,11 @@ TEST_CASE("log reduce: logs of two processes read from their files and merged", 
   const std::string p0 = temp_path("rank0.log"), p1 = temp_path("rank1.log");
   const std::string from_files = temp_path("from_files.log"), from_cores = temp_path("cores.log");
   removed_on_exit cleanup{{p0, p1, from_files, from_cores}};
-  process_core(0).write(p0);
-  process_core(1).write(p1);
+  // Each process chooses its compression: the merger reads both kinds.
+  const auto c0 = EACH_COMPRESSION;
+  const auto c1 = c0 == log_compression::zlib ? log_compression::zstd : log_compression::zlib;
+  process_core(0, c0).write(p0);
+  process_core(1, c1).write(p1);
   log_core merged = merging_core();
   {
     log_reader r0(p0), r1(p1);

@@ -1,5 +1,5 @@
 // Files the log tests write: in the temporary directory, named per suite and process, and
-// removed (with their .partial) when a test ends.
+// removed (with their .partial) when a test ends; EACH_COMPRESSION.
 #pragma once
 
 #include <unistd.h>
@@ -10,6 +10,11 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "log/log_codec.hpp"
+
+// In a Catch2 test: the log compressions, one run of the test per value (GENERATE).
+#define EACH_COMPRESSION GENERATE(::perfdm::log_compression::zlib, ::perfdm::log_compression::zstd)
 
 namespace perfdm::log_test {
 
