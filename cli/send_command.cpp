@@ -112,13 +112,6 @@ class connection {
   std::vector<dyper_frame> frames_;
 };
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 }  // namespace
 
 CLI::App* add_send_command(CLI::App& app, send_options& o) {
@@ -181,7 +174,7 @@ int run_send_command(const send_options& o, std::istream& in, std::ostream& out,
   } else {
     std::string line;
     while (std::getline(in, line)) {
-      line = trim(line);
+      line = std::string(trim(line));
       if (line.empty() || line[0] == '#') continue;
       if (int rc = exchange(line)) return rc;
     }

@@ -34,13 +34,6 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg, bool determin
   return cfg;
 }
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 }  // namespace
 
 struct session::impl {
@@ -72,7 +65,7 @@ session::~session() = default;
 
 void session::run_line(const std::string& raw,
                        const std::function<void(const session_line&)>& emit) {
-  auto line = trim(raw);
+  auto line = std::string(trim(raw));
   if (line.empty() || line[0] == '#') return;
   auto parsed = parse_request(line);
   auto& self = impl_->self;

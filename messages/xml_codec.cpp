@@ -63,12 +63,6 @@ bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::string_view name_of(const xml_node* n) {
   return {n->name(), n->name_size()};
 }
@@ -1060,6 +1054,12 @@ bool visit(type_list<Ts...>, const caf::message& m, F&& f) {
 }
 
 }  // namespace
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
 
 parsed_request parse_request(std::string_view text) {
   parsed_request out;

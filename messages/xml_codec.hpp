@@ -36,6 +36,9 @@ std::string print_error(const std::string& target, const caf::error& error);
 // `<DYPER DATA='s'>...</DYPER>` and the other stream events; "" if `event` is not one.
 std::string print_event(const caf::message& event);
 
+// `s` without the spaces, tabs, CRs and LFs around it (request lines and XML text).
+std::string_view trim(std::string_view s);
+
 // Shortest round-trip decimal form of a number; `nan`, `inf`, `-inf` for the others.
 std::string format_number(double x);
 

@@ -46,11 +46,7 @@ struct target_segment {
   segment s;
 };
 
-perfdm_sample_frame as_sample(const std::byte* p) {
-  perfdm_sample_frame f;
-  std::memcpy(&f, p, sizeof f);
-  return f;
-}
+using frames_test::as_sample;
 
 // Polls until f() holds, up to 20 s.
 template <class F>
@@ -116,14 +112,8 @@ TEST_CASE("frames process: a C++ program's threads and two frame types, read whi
   target_segment pairs(writer.pid(), {1, 1024}, test_layouts()[1]);
   frame_reader reader(samples.s.name());
   frame_reader pair_reader(pairs.s.name());
-  std::map<int, std::set<std::uint64_t>> seen;
-  bool consistent = true;
-  std::uint64_t duplicates = 0;
-  auto take = [&](const std::byte* p, std::int64_t) {
-    const auto f = as_sample(p);
-    consistent = consistent && frames_test::consistent(f);
-    if (!seen[f.thread].insert(f.index).second) ++duplicates;
-  };
+  frames_test::frame_check check;
+  auto take = [&](const std::byte* p, std::int64_t t) { check(p, t); };
   REQUIRE(writer.command("handle " + samples.hex()));
   REQUIRE(writer.command("write 1 1 99"));  // opens the segment: no frame dropped later
   writer.send("write 20000 4 0");
@@ -143,11 +133,9 @@ TEST_CASE("frames process: a C++ program's threads and two frame types, read whi
   CHECK(c.read + c.lost == reader.committed());
   CHECK(c.torn == 0);
   CHECK(c.transition_drops == 0);
-  CHECK(duplicates == 0);
-  CHECK(consistent);
-  std::uint64_t seen_total = 0;
-  for (const auto& [t, s] : seen) seen_total += s.size();
-  CHECK(seen_total == c.read);
+  CHECK(check.duplicates == 0);
+  CHECK(check.consistent);
+  CHECK(check.total() == c.read);
   std::uint64_t pair_frames = 0;
   bool pairs_right = true;
   pair_reader.poll([&](const std::byte* p, std::int64_t) {

@@ -67,11 +67,7 @@ void write_frames(int thread, std::uint64_t first, std::uint64_t n) {
   }
 }
 
-perfdm_sample_frame as_sample(const std::byte* p) {
-  perfdm_sample_frame f;
-  std::memcpy(&f, p, sizeof f);
-  return f;
-}
+using frames_test::as_sample;
 
 // A read-write mapping of a segment, to play writer or vandal by hand.
 struct raw_mapping {
@@ -142,14 +138,8 @@ TEST_CASE("frames ring: several threads write the same frame type, each frame re
   observe(seg.s.handle());
   constexpr int threads = 6;
   constexpr std::uint64_t per_thread = 4000;
-  std::map<int, std::set<std::uint64_t>> seen;
-  bool consistent = true;
-  std::uint64_t duplicates = 0;
-  auto take = [&](const std::byte* p, std::int64_t) {
-    const auto f = as_sample(p);
-    consistent = consistent && frames_test::consistent(f);
-    if (!seen[f.thread].insert(f.index).second) ++duplicates;
-  };
+  frames_test::frame_check check;
+  auto take = [&](const std::byte* p, std::int64_t t) { check(p, t); };
   std::atomic<bool> done{false};
   std::thread concurrent_reader([&] {
     while (!done) reader.poll(take);
@@ -165,15 +155,13 @@ TEST_CASE("frames ring: several threads write the same frame type, each frame re
   const auto c = reader.counters();
   CHECK(c.read + c.transition_drops == threads * per_thread);
   CHECK(c.lost == 0);  // 2^16 slots per lane: nothing can be overwritten
-  CHECK(duplicates == 0);
-  CHECK(consistent);
-  std::uint64_t seen_total = 0;
-  for (int t = 0; t < threads; ++t) seen_total += seen[t].size();
-  CHECK(seen_total == c.read);
+  CHECK(check.duplicates == 0);
+  CHECK(check.consistent);
+  CHECK(check.total() == c.read);
   CHECK(c.no_lane_drops == 0);
 
   // Once the segment is open, every thread's every frame arrives.
-  seen.clear();
+  check.seen.clear();
   const auto before = reader.counters();
   ts.clear();
   for (int t = 0; t < threads; ++t) ts.emplace_back(write_frames, t, per_thread, per_thread);
@@ -182,9 +170,9 @@ TEST_CASE("frames ring: several threads write the same frame type, each frame re
   const auto after = reader.counters();
   CHECK(after.read - before.read == threads * per_thread);
   CHECK(after.transition_drops == before.transition_drops);
-  for (int t = 0; t < threads; ++t) CHECK(seen[t].size() == per_thread);
-  CHECK(duplicates == 0);
-  CHECK(consistent);
+  for (int t = 0; t < threads; ++t) CHECK(check.seen[t].size() == per_thread);
+  CHECK(check.duplicates == 0);
+  CHECK(check.consistent);
   stop_observing();
 }
 

@@ -2,9 +2,12 @@
 // read back against them (tests/frames/writer.cpp, writer_c.c, tests/frames_*_test.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <set>
 #include <string>
 
 #include "test_frames.h"
@@ -48,5 +51,30 @@ inline bool consistent(const perfdm_sample_frame& f) {
          f.big == expected.big && f.wide == expected.wide &&
          std::string(f.label) == label_of(f.thread, i);
 }
+
+inline perfdm_sample_frame as_sample(const std::byte* p) {
+  perfdm_sample_frame f;
+  std::memcpy(&f, p, sizeof f);
+  return f;
+}
+
+// Takes the sample frames a reader polls: whether each is what its writer wrote, which
+// (thread, index) pairs arrived, and how many arrived twice. Pass by reference to poll.
+struct frame_check {
+  std::map<int, std::set<std::uint64_t>> seen;
+  bool consistent = true;
+  std::uint64_t duplicates = 0;
+
+  void operator()(const std::byte* p, std::int64_t) {
+    const auto f = as_sample(p);
+    consistent = consistent && frames_test::consistent(f);
+    if (!seen[f.thread].insert(f.index).second) ++duplicates;
+  }
+  std::uint64_t total() const {
+    std::uint64_t n = 0;
+    for (const auto& [thread, indices] : seen) n += indices.size();
+    return n;
+  }
+};
 
 }  // namespace frames_test
