@@ -304,10 +304,10 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "frames_bench: built without LTTng-UST; no LTTng peer\n");
 #endif
   benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
+  const bool bad_arguments = benchmark::ReportUnrecognizedArguments(argc, argv);
+  if (!bad_arguments) benchmark::RunSpecifiedBenchmarks();
 #ifdef PERFDM_BENCH_HAVE_LTTNG
   end_lttng();
 #endif
-  return 0;
+  return bad_arguments ? 1 : 0;
 }
