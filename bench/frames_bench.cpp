@@ -6,7 +6,10 @@
 //   BM_write_observing_read   the same with a reader thread polling the segment meanwhile
 //   BM_rdtsc                  the timestamp alone, which every observed write pays
 //   BM_spsc_push              boost::lockfree::spsc_queue of 32-byte frames in shared memory,
-//                             a consumer thread popping meanwhile (the peer)
+//                             a consumer thread popping meanwhile (a peer)
+//   BM_lttng_no_session       an LTTng-UST tracepoint with the frame's payload, no session
+//   BM_lttng_session          the same while a session of a private lttng-sessiond records it
+//                             (both only when built with LTTng-UST, see bench/CMakeLists.txt)
 //   BM_read                   frame_reader::poll over a full 1 Mi-frame lane (target >= 50 M/s)
 //   BM_memcpy                 memcpy of the same 32 MiB: the bandwidth the reader is held to
 #include <benchmark/benchmark.h>
@@ -18,8 +21,15 @@
 #include <boost/interprocess/mapped_region.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <boost/lockfree/spsc_queue.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <memory>
 #include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -27,6 +37,11 @@
 #include "shm/frame_reader.hpp"
 #include "shm/schema.hpp"
 #include "shm/segment.hpp"
+
+#ifdef PERFDM_BENCH_HAVE_LTTNG
+#include "lttng_session.hpp"
+#include "perfdm_bench_tp.h"
+#endif
 
 using namespace perfdm::shm;
 
@@ -148,6 +163,99 @@ void BM_spsc_push(benchmark::State& state) {
 }
 BENCHMARK(BM_spsc_push)->UseRealTime();
 
+#ifdef PERFDM_BENCH_HAVE_LTTNG
+// The LTTng-UST peer. LTTng-UST reads LTTNG_HOME (else HOME) once, when the program starts, to
+// find the session daemon it registers with; main() therefore points both at a temporary folder
+// and runs the program again, so the daemon started here is the one this process talks to.
+constexpr const char* lttng_home_variable = "PERFDM_BENCH_LTTNG_HOME";
+std::string lttng_home;  // empty: the with-session peer cannot run (lttng_error says why)
+std::string lttng_error;
+std::unique_ptr<perfdm::bench::lttng_session> lttng;
+
+void use_private_lttng_home(char** argv) {
+  if (const char* home = std::getenv(lttng_home_variable)) {
+    lttng_home = home;
+    return;
+  }
+  char folder[] = "/tmp/perfdm-bench-lttng-XXXXXX";
+  if (!::mkdtemp(folder)) {
+    lttng_error = std::string("cannot create a temporary LTTNG_HOME: ") + std::strerror(errno);
+    return;
+  }
+  ::setenv(lttng_home_variable, folder, 1);
+  ::setenv("LTTNG_HOME", folder, 1);
+  ::setenv("HOME", folder, 1);
+  ::execv("/proc/self/exe", argv);
+  lttng_error = std::string("cannot run again with LTTNG_HOME set: ") + std::strerror(errno);
+  std::filesystem::remove_all(folder);
+}
+
+void end_lttng() {
+  lttng.reset();  // stops and destroys the session, ends the daemon
+  if (!lttng_home.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(lttng_home, ignored);
+  }
+}
+
+// Waits (bounded) until the session's enable reached this process's tracepoint.
+bool tracepoint_becomes_enabled() {
+  for (int i = 0; i < 400; ++i) {
+    if (tracepoint_enabled(perfdm_bench, frame32)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+void BM_lttng_no_session(benchmark::State& state) {
+  if (tracepoint_enabled(perfdm_bench, frame32)) {
+    state.SkipWithError("a session records perfdm_bench:frame32; not the no-session case");
+    return;
+  }
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    ++i;
+    tracepoint(perfdm_bench, frame32, i, i * 64);
+    benchmark::DoNotOptimize(i);  // as in BM_write_not_observing: the state is read each time
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_lttng_no_session);
+
+void BM_lttng_session(benchmark::State& state) {
+  if (!lttng && lttng_error.empty()) {
+    try {
+      lttng = std::make_unique<perfdm::bench::lttng_session>(
+          lttng_home, "perfdm-bench-" + std::to_string(::getpid()), "perfdm_bench");
+      if (!tracepoint_becomes_enabled()) {
+        lttng_error = "the session started but perfdm_bench:frame32 was not enabled within 20 s";
+        lttng.reset();
+      }
+    } catch (const std::exception& e) {
+      lttng_error = e.what();
+    }
+    if (!lttng) std::fprintf(stderr, "frames_bench: no LTTng session: %s\n", lttng_error.c_str());
+  }
+  if (!lttng) {
+    state.SkipWithError(("no LTTng session: " + lttng_error).c_str());
+    return;
+  }
+  const std::uint64_t discarded_before = lttng->discarded_events();
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    ++i;
+    tracepoint(perfdm_bench, frame32, i, i * 64);
+    benchmark::DoNotOptimize(i);
+  }
+  // In discard mode a full buffer drops the event, which is cheaper than recording it.
+  const std::uint64_t discarded = lttng->discarded_events() - discarded_before;
+  state.counters["discarded_fraction"] =
+      static_cast<double>(discarded) / static_cast<double>(i ? i : 1);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_lttng_session);
+#endif
+
 constexpr std::uint32_t read_capacity = 1u << 20;  // 32 MiB of frames in one lane
 
 void BM_read(benchmark::State& state) {
@@ -189,4 +297,17 @@ BENCHMARK(BM_memcpy)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+#ifdef PERFDM_BENCH_HAVE_LTTNG
+  use_private_lttng_home(argv);
+#else
+  std::fprintf(stderr, "frames_bench: built without LTTng-UST; no LTTng peer\n");
+#endif
+  benchmark::Initialize(&argc, argv);
+  const bool bad_arguments = benchmark::ReportUnrecognizedArguments(argc, argv);
+  if (!bad_arguments) benchmark::RunSpecifiedBenchmarks();
+#ifdef PERFDM_BENCH_HAVE_LTTNG
+  end_lttng();
+#endif
+  return bad_arguments ? 1 : 0;
+}
