@@ -1,9 +1,7 @@
 #include "actors/process_registry_actor.hpp"
 
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 
 #include <caf/stateful_actor.hpp>
 
@@ -30,18 +28,6 @@ caf::error attach_failure(const shm::attach_error& e) {
               : e.code == shm::attach_errc::segment_failed ? dm_error::internal
                                                            : dm_error::bad_argument;
   return make_dm_error(code, e.what());
-}
-
-// The layout descriptors a schema file asks for, by struct name.
-std::map<std::string, std::string> expected_layouts(const std::string& schema) {
-  std::ifstream in(schema);
-  if (!in) throw shm::schema_error(schema + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::map<std::string, std::string> out;
-  for (auto& layout : shm::parse_schema(text.str(), schema))
-    out[layout.struct_name] = shm::layout_descriptor(layout);
-  return out;
 }
 
 }  // namespace
@@ -71,16 +57,14 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       shm::attachment attached;
       try {
         shm::attach_options o;
-        if (!x.schema.empty()) o.expected = expected_layouts(x.schema);
+        if (!x.schema.empty()) o.expected = shm::schema_descriptors(x.schema);
         o.force = x.force;
         shm::segment_options geometry;
         if (x.lanes) geometry.lanes = x.lanes;
         if (x.capacity) geometry.capacity = x.capacity;
         o.create_segment = [geometry](int pid, const std::string&, const std::string& descriptor,
                                       std::uint64_t handle) {
-          return shm::segment::create(pid, handle, shm::parse_layout_descriptor(descriptor),
-                                      geometry)
-              .name();
+          return shm::segment::create_for_attach(pid, descriptor, handle, geometry);
         };
         attached = shm::attach(x.pid, o);
       } catch (const shm::attach_error& e) {

@@ -11,8 +11,11 @@
 #include <iostream>
 #include <thread>
 
+#include "shm/attach.hpp"
 #include "shm/codegen.hpp"
 #include "shm/frame_reader.hpp"
+#include "shm/schema.hpp"
+#include "shm/segment.hpp"
 #include "shm/shm_error.hpp"
 
 namespace perfdm {
@@ -23,6 +26,10 @@ gen_command_options gen_options;
 read_command_options read_options;
 CLI::App* gen_app = nullptr;
 CLI::App* read_app = nullptr;
+attach_command_options attach_options;
+int detach_pid = 0;
+CLI::App* attach_app = nullptr;
+CLI::App* detach_app = nullptr;
 
 volatile std::sig_atomic_t read_stop = 0;
 
@@ -70,6 +77,23 @@ void add_frames_commands(CLI::App& app) {
       ->required();
   read_app->add_option("--pid", read_options.pid,
                        "stop once this process has exited and every frame is read");
+
+  attach_app = app.add_subcommand(
+      "attach", "Attach to a running program built with a generated frames component: "
+                "create its segments and write their handles (prints struct and segment)");
+  attach_app->add_option("PID", attach_options.pid, "the running program")->required();
+  attach_app->add_option("--schema", attach_options.schema,
+                         "attach only this schema's frame types, which must match exactly");
+  attach_app->add_flag("--force", attach_options.force,
+                       "take over a program another perfdm left attached");
+  attach_app->add_option("--lanes", attach_options.lanes, "writer threads at once")
+      ->check(CLI::Range(1, 1024));
+  attach_app->add_option("--capacity", attach_options.capacity,
+                         "frames per lane, a power of two")
+      ->check(CLI::Range(64, 16777216));
+  detach_app = app.add_subcommand(
+      "detach", "Detach from a program: write 0 into its handles and remove its segments");
+  detach_app->add_option("PID", detach_pid, "the program")->required();
 }
 
 int run_frames_commands() {
@@ -78,6 +102,8 @@ int run_frames_commands() {
     install_read_stop_handlers();
     return run_read_command(read_options, stdout, std::cerr);
   }
+  if (attach_app && *attach_app) return run_attach_command(attach_options, std::cout, std::cerr);
+  if (detach_app && *detach_app) return run_detach_command(detach_pid, std::cout, std::cerr);
   return -1;
 }
 
@@ -148,6 +174,41 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
     err << "perfdm read: " << e.what() << '\n';
     return 1;
   }
+}
+
+int run_attach_command(const attach_command_options& o, std::ostream& out, std::ostream& err) {
+  try {
+    shm::attach_options a;
+    if (!o.schema.empty()) a.expected = shm::schema_descriptors(o.schema);
+    a.force = o.force;
+    shm::segment_options geometry{o.lanes, o.capacity};
+    a.create_segment = [geometry](int pid, const std::string&, const std::string& descriptor,
+                                  std::uint64_t handle) {
+      return shm::segment::create_for_attach(pid, descriptor, handle, geometry);
+    };
+    auto attached = shm::attach(o.pid, a);
+    for (auto& f : attached.frames) out << f.struct_name << '\t' << f.segment << '\n';
+    err << "perfdm attach: process " << attached.pid << " (" << attached.name << ") writes "
+        << attached.frames.size() << " frame type(s); read them with `perfdm read SEGMENT --pid "
+        << attached.pid << "`, stop with `perfdm detach " << attached.pid << "`\n";
+    return 0;
+  } catch (const shm::attach_error& e) {
+    err << "perfdm attach: " << shm::to_string(e.code) << ": " << e.what() << '\n';
+  } catch (const std::exception& e) {
+    err << "perfdm attach: " << e.what() << '\n';
+  }
+  return 1;
+}
+
+int run_detach_command(int pid, std::ostream& out, std::ostream& err) {
+  try {
+    shm::detach(pid);
+    out << "detached from process " << pid << '\n';
+    return 0;
+  } catch (const shm::attach_error& e) {
+    err << "perfdm detach: " << shm::to_string(e.code) << ": " << e.what() << '\n';
+  }
+  return 1;
 }
 
 }  // namespace perfdm

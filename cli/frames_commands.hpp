@@ -33,4 +33,17 @@ struct read_command_options {
 // "frames read N, lost N, torn N" to `err`.
 int run_read_command(const read_command_options& o, std::FILE* out, std::ostream& err);
 
+// perfdm attach PID: writes handles into a running program's generated frame types (all of
+// them, or those of --schema, which must match) and prints one line per frame type,
+// "<struct>\t<segment>", for `perfdm read`. perfdm detach PID undoes it.
+struct attach_command_options {
+  int pid = 0;
+  std::string schema;
+  bool force = false;
+  std::uint32_t lanes = 16;
+  std::uint32_t capacity = 4096;
+};
+int run_attach_command(const attach_command_options& o, std::ostream& out, std::ostream& err);
+int run_detach_command(int pid, std::ostream& out, std::ostream& err);
+
 }  // namespace perfdm

@@ -471,4 +471,10 @@ std::vector<frame_layout> parse_schema_file(const std::string& path) {
   return parse_schema(s.str(), path);
 }
 
+std::map<std::string, std::string> schema_descriptors(const std::string& path) {
+  std::map<std::string, std::string> out;
+  for (auto& layout : parse_schema_file(path)) out[layout.struct_name] = layout_descriptor(layout);
+  return out;
+}
+
 }  // namespace perfdm::shm

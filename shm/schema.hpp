@@ -3,6 +3,7 @@
 // message starts with file:line:col.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,5 +16,9 @@ std::vector<frame_layout> parse_schema(const std::string& text, const std::strin
 
 // Reads and parses a schema file; an unreadable file is a schema_error too.
 std::vector<frame_layout> parse_schema_file(const std::string& path);
+
+// The layout descriptors of a schema file's structs, by struct name: what an attach with
+// that schema expects each frame type of the program to be exactly.
+std::map<std::string, std::string> schema_descriptors(const std::string& path);
 
 }  // namespace perfdm::shm

@@ -94,4 +94,9 @@ void segment::remove() {
   remove(name_);
 }
 
+std::string segment::create_for_attach(int target_pid, const std::string& descriptor,
+                                       std::uint64_t handle, segment_options options) {
+  return create(target_pid, handle, parse_layout_descriptor(descriptor), options).name();
+}
+
 }  // namespace perfdm::shm

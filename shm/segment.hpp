@@ -40,6 +40,11 @@ class segment {
   std::uint64_t size() const { return size_; }
   void remove();  // removes the name; mappings stay valid until unmapped
 
+  // attach_options::create_segment for segments of this geometry: creates the segment of a
+  // frame type given its layout descriptor, and returns its name.
+  static std::string create_for_attach(int target_pid, const std::string& descriptor,
+                                       std::uint64_t handle, segment_options options = {});
+
  private:
   segment(std::string name, std::uint64_t handle, std::uint64_t size)
       : name_(std::move(name)), handle_(handle), size_(size) {}
