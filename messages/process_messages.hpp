@@ -29,7 +29,8 @@ struct process_info {
   std::string executable;           // /proc/PID/exe
   std::string resource;             // /Process/<name>{<pid>}
   std::vector<std::string> frames;  // the frame types attached
-  bool active = true;               // false once the process exited or was detached
+  bool active = true;               // false once the process exited, or was detached and unwatched
+  bool watched = false;             // the native modules observe it (WATCH)
 };
 struct process_list {
   std::vector<process_info> processes;
@@ -62,7 +63,8 @@ struct frames_stats {
 PERFDM_INSPECT(attach_request, x.pid, x.schema, x.force)
 PERFDM_INSPECT(detach_request, x.pid)
 PERFDM_INSPECT_EMPTY(list_processes)
-PERFDM_INSPECT(process_info, x.pid, x.name, x.executable, x.resource, x.frames, x.active)
+PERFDM_INSPECT(process_info, x.pid, x.name, x.executable, x.resource, x.frames, x.active,
+               x.watched)
 PERFDM_INSPECT(process_list, x.processes)
 PERFDM_INSPECT(field_summary, x.name, x.count, x.min, x.max, x.sum)
 PERFDM_INSPECT(frame_type_stats, x.pid, x.process, x.frame_type, x.frames, x.lost, x.torn,
