@@ -231,13 +231,25 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
               [=](caf::error& e) mutable { rp.deliver(e); });
       return rp;
     },
-    [=](profile_request& x) -> caf::result<caf::message> {
-      if (auto a = native_of(x.pid)) return self->delegate(a, x);
-      return not_watched(x.pid);
+    // With a timeout, so that a native source stuck in a system call (a ptrace stop that
+    // never comes) costs an error reply, never a front end waiting for ever.
+    [=](profile_request& x) -> caf::result<cpu_profile_report> {
+      auto a = native_of(x.pid);
+      if (!a) return not_watched(x.pid);
+      auto rp = self->make_response_promise<cpu_profile_report>();
+      self->request(a, std::chrono::seconds(30), x)
+          .then([=](cpu_profile_report& r) mutable { rp.deliver(r); },
+                [=](caf::error& e) mutable { rp.deliver(e); });
+      return rp;
     },
-    [=](stacks_request& x) -> caf::result<caf::message> {
-      if (auto a = native_of(x.pid)) return self->delegate(a, x);
-      return not_watched(x.pid);
+    [=](stacks_request& x) -> caf::result<stacks_report> {
+      auto a = native_of(x.pid);
+      if (!a) return not_watched(x.pid);
+      auto rp = self->make_response_promise<stacks_report>();
+      self->request(a, std::chrono::seconds(30), x)
+          .then([=](stacks_report& r) mutable { rp.deliver(r); },
+                [=](caf::error& e) mutable { rp.deliver(e); });
+      return rp;
     },
     [=](frames_stats& last) {  // an ingest actor that ended
       for (auto& t : last.frame_types)

@@ -2,7 +2,9 @@
 // known hot function, and one thread each is blocked in a known place: on a mutex, on a
 // condition variable, in a read on a pipe, in sleep. Every thread has a name (comm), so
 // STACKS can be checked thread by thread. It prints its pid once every thread is in place,
-// then runs until killed (or for argv[1] seconds, when given).
+// then runs until killed (or for argv[1] seconds, when given). `native_target work N` runs
+// the hot function for N rounds on the main thread, the blocked threads around it, and exits
+// (the benchmark's fixed amount of work).
 #include <pthread.h>
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace {
@@ -56,8 +59,10 @@ extern "C" __attribute__((noinline)) void native_blocked_in_sleep() {
 int main(int argc, char** argv) {
   if (pipe(pipe_fds) != 0) return 1;
   held.lock();
-  std::thread hot([] {
+  bool fixed_work = argc > 2 && std::string(argv[1]) == "work";
+  std::thread hot([fixed_work] {
     name_thread("nt_hot");
+    if (fixed_work) return;  // the main thread does the work
     for (;;) native_hot_function(100'000'000ULL);
   });
   std::thread mutex_waiter([] {
@@ -78,6 +83,10 @@ int main(int argc, char** argv) {
   });
   std::printf("%d\n", static_cast<int>(getpid()));
   std::fflush(stdout);
+  if (argc > 2 && std::string(argv[1]) == "work") {
+    native_hot_function(std::strtoull(argv[2], nullptr, 10));
+    std::_Exit(0);
+  }
   double seconds = argc > 1 ? std::atof(argv[1]) : 0;
   if (seconds > 0) {
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
