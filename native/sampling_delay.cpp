@@ -26,6 +26,10 @@ std::int64_t sampling_delay::next_ns() {
 }
 
 void sampling_delay::record_cost(std::int64_t cost_ns) {
+  if (!warmed_up_) {
+    warmed_up_ = true;
+    return;
+  }
   auto c = static_cast<double>(std::max<std::int64_t>(cost_ns, 0));
   cost_ns_ = measured_ ? 0.75 * cost_ns_ + 0.25 * c : c;
   measured_ = true;

@@ -4,7 +4,9 @@
 // the program's time) stretches the mean from the measured cost of each sample: a sample
 // that stops the program for `c` keeps the overhead c / (c + delay) within the budget `b`
 // when the delay is at least c (1 - b) / b. The cost is a moving average (weight 1/4 for the
-// newest), so one slow sample does not stall sampling. Plain C++.
+// newest), so one slow sample does not stall sampling. The first cost recorded is a warm-up
+// and not counted: libdw reads the modules' unwind and debug information then (half a second
+// and more), which the program pays once, not per sample. Plain C++.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,7 @@ class sampling_delay {
   delay_settings settings_;
   std::mt19937_64 random_;
   double cost_ns_ = 0;
+  bool warmed_up_ = false;
   bool measured_ = false;
 };
 
