@@ -147,7 +147,9 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
             for (auto& th : stats.per_thread) tids.push_back(th.tid);
             define_threads(tids);
           }
-          if (!out.empty()) self->send(s.dm, source_samples{std::move(out)});
+          if (!out.empty())
+            self->request(s.dm, caf::infinite, source_samples{std::move(out)})
+                .then([](samples_ack&) {}, [](caf::error&) {});
         } catch (const native::native_error& e) {
           if (e.code == native::native_errc::no_such_process) return finish();
           // Anything else (a /proc line it cannot read) costs this reading only.
@@ -166,6 +168,9 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         s.last_stack_ns = snap.monotonic_ns;
         s.profile.add(snap, covered, to_seconds(s.engine_time(snap.monotonic_ns)));
         s.delay->record_cost(snap.cost_ns);
+        std::vector<int> tids;  // threads started since: a front end may focus on them
+        for (auto& t : snap.threads) tids.push_back(t.tid);
+        define_threads(tids);
       } catch (const native::native_error& e) {
         if (e.code == native::native_errc::no_such_process) return finish();
         // Not permitted any more, or libdw gave up on this sample: try again later.

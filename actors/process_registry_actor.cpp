@@ -5,6 +5,7 @@
 #include <memory>
 #include <sstream>
 
+#include <caf/sec.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "messages/dm_error.hpp"
@@ -40,6 +41,14 @@ caf::error native_failure(const native::native_error& e) {
               : e.code == native::native_errc::not_permitted  ? dm_error::not_allowed
                                                                : dm_error::internal;
   return make_dm_error(code, e.what());
+}
+
+// A native source that ended between the lookup and the request: its process exited.
+caf::error source_failure(std::int32_t pid, const caf::error& e) {
+  if (e == caf::sec::request_receiver_down)
+    return make_dm_error(dm_error::unknown_target,
+                         "process " + std::to_string(pid) + " exited; it is no longer watched");
+  return e;
 }
 
 caf::error not_watched(std::int32_t pid) {
@@ -228,7 +237,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                 }
                 rp.deliver(info);
               },
-              [=](caf::error& e) mutable { rp.deliver(e); });
+              [=](caf::error& e) mutable { rp.deliver(source_failure(pid, e)); });
       return rp;
     },
     // With a timeout, so that a native source stuck in a system call (a ptrace stop that
@@ -239,7 +248,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       auto rp = self->make_response_promise<cpu_profile_report>();
       self->request(a, std::chrono::seconds(30), x)
           .then([=](cpu_profile_report& r) mutable { rp.deliver(r); },
-                [=](caf::error& e) mutable { rp.deliver(e); });
+                [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
       return rp;
     },
     [=](stacks_request& x) -> caf::result<stacks_report> {
@@ -248,7 +257,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       auto rp = self->make_response_promise<stacks_report>();
       self->request(a, std::chrono::seconds(30), x)
           .then([=](stacks_report& r) mutable { rp.deliver(r); },
-                [=](caf::error& e) mutable { rp.deliver(e); });
+                [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
       return rp;
     },
     [=](frames_stats& last) {  // an ingest actor that ended
