@@ -19,6 +19,7 @@
 #include "actors/sampling_interval_actor.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/process_messages.hpp"
+#include "messages/native_messages.hpp"
 #include "messages/source_messages.hpp"
 
 namespace perfdm {
@@ -64,7 +65,9 @@ class data_manager : public caf::event_based_actor {
     ingest_options io;
     io.origin_monotonic_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                  clock_start_.time_since_epoch()).count();  // steady = MONOTONIC
-    registry_ = spawn_process_registry(this, io);
+    native_options no = options_.native;
+    no.origin_monotonic_ns = io.origin_monotonic_ns;
+    registry_ = spawn_process_registry(this, io, no);
     add_resource("/");  // the root of every focus, resource 0
     // A stray error message (a client answering what was no request) must not take the
     // engine down; the DM's own requests all go to linked actors, whose failure ends it anyway.
@@ -106,6 +109,10 @@ class data_manager : public caf::event_based_actor {
             .then([=](process_list& l) mutable { rp.deliver(who_reply{std::move(l.processes)}); });
         return rp;
       },
+      [=](watch_request& x) { return delegate(registry_, x); },
+      [=](unwatch_request& x) { return delegate(registry_, x); },
+      [=](profile_request& x) { return delegate(registry_, x); },
+      [=](stacks_request& x) { return delegate(registry_, x); },
     };
   }
 

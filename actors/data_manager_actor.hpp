@@ -7,6 +7,7 @@
 #include <caf/actor_system.hpp>
 
 #include "actors/histogram.hpp"
+#include "actors/native_source_actor.hpp"
 #include "actors/performance_stream_actor.hpp"
 
 namespace perfdm {
@@ -17,6 +18,9 @@ struct engine_options {
   std::size_t stream_batch = default_stream_batch;
   // B1's base bucket width (0.2 s); a smaller one makes folds come sooner, e.g. in a demo.
   time_ns base_width = base_bucket_width;
+  // The native modules of watched processes (CHECKTIME, budget, detailing); the clock origin
+  // is the data manager's.
+  native_options native;
 };
 
 // Spawns the data manager together with its phase manager and sampling-interval

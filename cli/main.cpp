@@ -4,6 +4,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 #include <poll.h>
 #include <unistd.h>
@@ -65,13 +66,22 @@ void wait_for_stop_signal() {
 
 // Runs every request of `in`; prints the XML lines, or the request and a readable
 // rendering of what it caused. Writes the session's log to `log_path` at the end, if given.
-// `listen`: also serve the DyPer gateway on this HOST:PORT.
+// `listen`: also serve the DyPer gateway on this HOST:PORT. `watch`: processes to WATCH
+// before the first request (engine --pid), each answered like a request of its own.
 int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
-        const std::string& log_path, const std::string& listen = {}) {
+        const std::string& log_path, const std::string& listen = {},
+        const std::vector<int>& watch = {}) {
   perfdm::session s(o);
   auto print = [&](const perfdm::session_line& l) {
     std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
   };
+  for (int pid : watch) {
+    auto request = "<DYPER PID='DM' COMMAND='WATCH'><PROCESS PID='" + std::to_string(pid) +
+                   "'/></DYPER>";
+    if (readable && echo) std::cout << "> " << request << '\n';
+    s.run_line(request, print);
+    std::cout.flush();
+  }
   // Standard input is read with read(2), not std::cin: between requests the engine waits
   // in poll() and prints the stream events that arrive meanwhile (a live engine's data
   // sources send samples at any time), and poll() cannot see what a stream buffered.
@@ -177,6 +187,16 @@ int main(int argc, char** argv) {
     sub->add_option("--base-width", base_width,
                     "the base bucket width in seconds (B1: 0.2); smaller folds sooner")
         ->check(CLI::Range(1e-6, 3600.0));
+  std::vector<int> watch_pids;
+  engine->add_option("--pid", watch_pids,
+                     "watch this running process from the start (repeatable): /proc and stack "
+                     "sampling, no instrumentation needed")
+      ->check(CLI::PositiveNumber);
+  double checktime_ms = 10;
+  engine->add_option("--checktime", checktime_ms,
+                     "mean milliseconds between stack samples of watched processes (DyPer's "
+                     "CHECKTIME; the 10 % overhead budget may stretch it)")
+      ->check(CLI::Range(0.1, 10000.0));
   bool engine_readable = false;
   engine->add_flag("--readable", engine_readable, "print replies and events for people");
   std::string engine_log;
@@ -242,10 +262,12 @@ int main(int argc, char** argv) {
     if (open_record(engine_record, record, o)) return 1;
     o.deterministic = false;
     o.engine.live_clock = live;
+    o.engine.native.delay.checktime_ns = perfdm::to_ns(checktime_ms / 1000);
     if (engine_log.empty()) engine_log = default_engine_log();
     o.default_log = engine_log;
     install_stop_handlers();
-    return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen);
+    return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen,
+               watch_pids);
   }
   std::ifstream in(demo_file);
   return run(in, o, true, true, demo_log);

@@ -33,7 +33,8 @@ struct process_info {
   std::string executable;           // /proc/PID/exe
   std::string resource;             // /Process/<name>{<pid>}
   std::vector<std::string> frames;  // the frame types attached
-  bool active = true;               // false once the process exited or was detached
+  bool active = true;               // false once the process exited, or was detached and unwatched
+  bool watched = false;             // the native modules observe it (WATCH)
 };
 struct process_list {
   std::vector<process_info> processes;
@@ -70,7 +71,8 @@ struct frames_stats {
 PERFDM_INSPECT(attach_request, x.pid, x.schema, x.force, x.lanes, x.capacity)
 PERFDM_INSPECT(detach_request, x.pid)
 PERFDM_INSPECT_EMPTY(list_processes)
-PERFDM_INSPECT(process_info, x.pid, x.name, x.executable, x.resource, x.frames, x.active)
+PERFDM_INSPECT(process_info, x.pid, x.name, x.executable, x.resource, x.frames, x.active,
+               x.watched)
 PERFDM_INSPECT(process_list, x.processes)
 PERFDM_INSPECT(who_reply, x.processes)
 PERFDM_INSPECT(field_summary, x.name, x.count, x.min, x.max, x.sum)

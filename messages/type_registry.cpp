@@ -2,6 +2,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/source_messages.hpp"
 
@@ -76,6 +77,15 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(frames_stats_query);
   PERFDM_REGISTER(frames_stats);
   PERFDM_REGISTER(who_reply);
+  PERFDM_REGISTER(watch_request);
+  PERFDM_REGISTER(unwatch_request);
+  PERFDM_REGISTER(profile_request);
+  PERFDM_REGISTER(stacks_request);
+  PERFDM_REGISTER(profile_entry);
+  PERFDM_REGISTER(cpu_profile_report);
+  PERFDM_REGISTER(stack_entry);
+  PERFDM_REGISTER(thread_entry);
+  PERFDM_REGISTER(stacks_report);
 #undef PERFDM_REGISTER
   cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
                                                const caf::message& ctx) {

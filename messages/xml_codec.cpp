@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 #include <iterator>
@@ -26,6 +27,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/message_lists.hpp"
+#include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
 
 namespace perfdm {
@@ -560,6 +562,13 @@ caf::message parse_detach(const xml_node* arg, const std::string& command) {
   return caf::make_message(detach_request{pid_of(a)});
 }
 
+// WATCH, UNWATCH, PROFILE, STACKS: `<PROCESS PID='n'/>`.
+template <class Request>
+caf::message parse_process_command(const xml_node* arg, const std::string& command) {
+  attributes a(require_leaf(arg, "PROCESS", command), {"PID"});
+  return caf::make_message(Request{pid_of(a)});
+}
+
 // The DM commands. Names are compared after upper-casing the COMMAND attribute.
 struct command_entry {
   const char* name;
@@ -587,6 +596,10 @@ const command_entry dm_commands[] = {
     {"PROCESSES", no_argument<list_processes>},
     {"FRAMES", no_argument<frames_stats_query>},
     {"PING", no_argument<ping>},
+    {"WATCH", parse_process_command<watch_request>},
+    {"UNWATCH", parse_process_command<unwatch_request>},
+    {"PROFILE", parse_process_command<profile_request>},
+    {"STACKS", parse_process_command<stacks_request>},
 };
 
 // The envelope `<DYPER PID COMMAND>` around one argument element.
@@ -812,6 +825,17 @@ printed_request request_parts(const ping&) {
 printed_request request_parts(const who_request&) {
   return {"WHO", ""};
 }
+printed_request process_command(const char* command, std::int32_t pid) {
+  return {command, element("PROCESS").count("PID", static_cast<std::uint64_t>(pid)).leaf()};
+}
+printed_request request_parts(const watch_request& x) { return process_command("WATCH", x.pid); }
+printed_request request_parts(const unwatch_request& x) {
+  return process_command("UNWATCH", x.pid);
+}
+printed_request request_parts(const profile_request& x) {
+  return process_command("PROFILE", x.pid);
+}
+printed_request request_parts(const stacks_request& x) { return process_command("STACKS", x.pid); }
 printed_request request_parts(const data_request& x) {
   return {"DATA", element("DATA").id("MI", x.mi).text("PHASE", phase_text(x.phase)).leaf()};
 }
@@ -913,6 +937,7 @@ std::string reply_body(const process_info& x) {
       .text("RESOURCE", x.resource)
       .text("FRAMES", join(x.frames, " ", [](const std::string& f) { return f; }))
       .flag("ACTIVE", x.active)
+      .flag("WATCHED", x.watched)
       .leaf();
 }
 std::string reply_body(const process_list& x) {
@@ -954,6 +979,55 @@ std::string reply_body(const who_reply& x) {
         .text("NAME", p.name)
         .leaf();
   });
+}
+// DyPer's REPORT CPU section: MONTIME and LAST in seconds (engine time), like every time of
+// the command language.
+std::string reply_body(const cpu_profile_report& x) {
+  auto item = [](const profile_entry& i) {
+    element e("ITEM");
+    e.text("NAME", i.name).count("TOTAL", i.total).count("BASE", i.base);
+    if (!i.file.empty()) e.text("FILE", i.file);
+    return e.leaf();
+  };
+  return element("COUNTERS")
+      .count("PID", static_cast<std::uint64_t>(x.pid))
+      .number("MONTIME", x.montime)
+      .count("SAMPLES", x.samples)
+      .count("ACTIVE", x.active)
+      .number("LAST", x.last)
+      .number("CHECKTIME", x.checktime)
+      .wrap(element("TOTALS")
+                .count("STACKS", x.stacks)
+                .count("ACTIVE", x.active)
+                .count("DETAILED", x.detailed)
+                .leaf() +
+            join(x.items, "", item));
+}
+// DyPer's SHOWSTACK: FUNCTION, FILE, LINE, MODULE (DyPer's CLASS/METHOD are Java's) and the
+// pc in hexadecimal.
+std::string reply_body(const stacks_report& x) {
+  auto frame = [](const stack_entry& f) {
+    char pc[24];
+    std::snprintf(pc, sizeof pc, "0x%llx", static_cast<unsigned long long>(f.pc));
+    return element("STACK")
+        .text("FUNCTION", f.function)
+        .text("FILE", f.file)
+        .count("LINE", static_cast<std::uint64_t>(f.line > 0 ? f.line : 0))
+        .text("MODULE", f.module)
+        .text("PC", pc)
+        .leaf();
+  };
+  auto thread = [&](const thread_entry& t) {
+    return element("THREAD")
+        .count("ID", static_cast<std::uint64_t>(t.tid))
+        .text("NAME", t.name)
+        .text("STATE", t.state)
+        .wrap(join(t.stack, "", frame));
+  };
+  return element("THREADS")
+      .count("PID", static_cast<std::uint64_t>(x.pid))
+      .number("TIME", x.time)
+      .wrap(join(x.threads, "", thread));
 }
 std::string reply_body(const samplerate_info& x) {
   return element("SAMPLERATE").number("INTERVAL", x.interval).leaf();

@@ -1,0 +1,236 @@
+#include "actors/native_source_actor.hpp"
+
+#include <set>
+
+#include <caf/stateful_actor.hpp>
+
+#include "actors/histogram.hpp"
+#include "actors/proc_sampler.hpp"
+#include "messages/dm_error.hpp"
+#include "messages/dm_messages.hpp"
+#include "messages/source_messages.hpp"
+#include "native/native_error.hpp"
+#include "native/proc_stats.hpp"
+
+namespace perfdm {
+
+namespace {
+
+using proc_tick_atom = caf::atom_constant<caf::atom("nattick")>;
+using stack_tick_atom = caf::atom_constant<caf::atom("natstack")>;
+
+caf::error native_failure(const native::native_error& e) {
+  auto code = e.code == native::native_errc::no_such_process ? dm_error::unknown_target
+              : e.code == native::native_errc::not_permitted  ? dm_error::not_allowed
+                                                               : dm_error::internal;
+  return make_dm_error(code, e.what());
+}
+
+}  // namespace
+
+struct native_source_state {
+  caf::actor dm;
+  process_info info;
+  native_options options;
+  std::shared_ptr<native::stack_sampler> sampler;
+  std::unique_ptr<proc_sampler> proc;
+  native::cpu_profile profile;
+  std::unique_ptr<native::sampling_delay> delay;
+  time_ns interval = base_bucket_width;
+  std::int64_t last_stack_ns = 0;  // monotonic time of the previous stack sample
+  std::set<int> defined_threads;
+  bool started = false;
+  bool proc_ticking = false;
+  bool ended = false;
+  static inline const char* name = "native_source";
+
+  time_ns engine_time(std::int64_t monotonic) const {
+    return monotonic - options.origin_monotonic_ns;
+  }
+};
+
+namespace {
+
+caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self, caf::actor dm,
+                                  process_info info,
+                                  std::shared_ptr<native::stack_sampler> sampler,
+                                  native_options options) {
+  auto& st = self->state;
+  st.dm = dm;
+  st.info = std::move(info);
+  st.options = options;
+  st.sampler = std::move(sampler);
+  st.proc = std::make_unique<proc_sampler>(st.info.resource);
+  st.profile = native::cpu_profile(options.detail);
+  st.delay = std::make_unique<native::sampling_delay>(options.delay);
+
+  self->monitor(dm);
+  self->set_down_handler([=](caf::down_msg&) { self->quit(); });
+
+  // Threads get resources as they are seen, so that a front end can focus on one.
+  auto define_threads = [=](const std::vector<int>& tids) {
+    auto& s = self->state;
+    for (int tid : tids)
+      if (s.defined_threads.insert(tid).second)
+        self->request(s.dm, std::chrono::seconds(30), define_resource{s.proc->thread_resource(tid)})
+            .then([](resource_info&) {}, [](caf::error&) {});
+  };
+  // The process is gone (or unwatched): stop being a source and end.
+  auto finish = [=] {
+    auto& s = self->state;
+    if (s.ended) return;
+    s.ended = true;
+    self->send(s.dm, source_unregister{caf::actor_cast<caf::actor>(self)});
+    self->quit();
+  };
+  auto schedule_stack = [=] {
+    auto& s = self->state;
+    if (!s.options.stack_sampling || !s.sampler) return;
+    self->delayed_send(self, std::chrono::nanoseconds(s.delay->next_ns()),
+                       stack_tick_atom::value);
+  };
+
+  return {
+    [=](native_start_atom) -> caf::result<ok_reply> {
+      auto rp = self->make_response_promise<ok_reply>();
+      auto& s = self->state;
+      auto left = std::make_shared<std::size_t>(1 + proc_sampler::metric_count);
+      auto failed = std::make_shared<bool>(false);
+      auto done = [=]() mutable {
+        if (--*left != 0 || *failed) return;
+        auto& s = self->state;
+        s.started = true;
+        self->send(s.dm, source_register{caf::actor_cast<caf::actor>(self)});
+        try {
+          define_threads(native::thread_ids(s.info.pid));
+        } catch (const native::native_error&) {
+          // It exited: the first tick finds out and ends the source.
+        }
+        schedule_stack();
+        rp.deliver(ok_reply{});
+      };
+      auto refused = [=](caf::error& e) mutable {
+        if (!*failed) rp.deliver(e);
+        *failed = true;
+      };
+      self->request(s.dm, std::chrono::seconds(30), define_resource{s.info.resource})
+          .then([=](resource_info&) mutable { done(); }, refused);
+      for (auto& m : proc_sampler::metrics())
+        self->request(s.dm, std::chrono::seconds(30), define_metric{m.name, m.style, m.units})
+            .then([=](metric_info&) mutable { done(); }, refused);
+      return rp;
+    },
+    [=](source_update& u) {
+      auto& s = self->state;
+      if (u.interval > 0) s.interval = to_ns(u.interval);
+      s.proc->set_collecting(u.mis);
+      if (!s.proc_ticking) {
+        s.proc_ticking = true;
+        self->send(self, proc_tick_atom::value);
+      }
+    },
+    // Once per sampling interval: read what is enabled and send it; check the process is
+    // still there even when nothing is enabled.
+    [=](proc_tick_atom) {
+      auto& s = self->state;
+      if (s.ended) return;
+      if (!native::process_alive(s.info.pid)) return finish();
+      if (s.proc->collecting()) {
+        try {
+          auto options = s.proc->needs();
+          auto stats = native::read_process_stats(s.info.pid, options);
+          auto t = s.engine_time(native::monotonic_ns());
+          std::vector<sample> out;
+          s.proc->add(stats, t, out);
+          if (options.threads) {
+            std::vector<int> tids;
+            for (auto& th : stats.per_thread) tids.push_back(th.tid);
+            define_threads(tids);
+          }
+          if (!out.empty())
+            self->request(s.dm, caf::infinite, source_samples{std::move(out)})
+                .then([](samples_ack&) {}, [](caf::error&) {});
+        } catch (const native::native_error& e) {
+          if (e.code == native::native_errc::no_such_process) return finish();
+          // Anything else (a /proc line it cannot read) costs this reading only.
+        }
+      }
+      self->delayed_send(self, std::chrono::nanoseconds(s.interval), proc_tick_atom::value);
+    },
+    [=](stack_tick_atom) {
+      auto& s = self->state;
+      if (s.ended) return;
+      try {
+        auto snap = s.sampler->sample(s.options.max_depth);
+        double covered = s.last_stack_ns == 0
+                             ? 0
+                             : to_seconds(snap.monotonic_ns - s.last_stack_ns);
+        s.last_stack_ns = snap.monotonic_ns;
+        s.profile.add(snap, covered, to_seconds(s.engine_time(snap.monotonic_ns)));
+        s.delay->record_cost(snap.cost_ns);
+        std::vector<int> tids;  // threads started since: a front end may focus on them
+        for (auto& t : snap.threads) tids.push_back(t.tid);
+        define_threads(tids);
+      } catch (const native::native_error& e) {
+        if (e.code == native::native_errc::no_such_process) return finish();
+        // Not permitted any more, or libdw gave up on this sample: try again later.
+      }
+      schedule_stack();
+    },
+    [=](profile_request&) {
+      auto& s = self->state;
+      auto sum = s.profile.summary();
+      cpu_profile_report r;
+      r.pid = s.info.pid;
+      r.montime = sum.montime;
+      r.samples = sum.samples;
+      r.active = sum.active;
+      r.last = sum.last;
+      r.stacks = sum.stacks;
+      r.checktime = to_seconds(s.delay->mean_ns());
+      for (auto& i : sum.items) {
+        if (i.detailed) ++r.detailed;
+        r.items.push_back(profile_entry{i.name, i.file, i.total, i.base});
+      }
+      return r;
+    },
+    // A fresh sample of every thread, now.
+    [=](stacks_request&) -> caf::result<stacks_report> {
+      auto& s = self->state;
+      try {
+        auto snap = s.sampler->sample(s.options.max_depth);
+        stacks_report r;
+        r.pid = s.info.pid;
+        r.time = to_seconds(s.engine_time(snap.monotonic_ns));
+        for (auto& t : snap.threads) {
+          thread_entry e{t.tid, t.name, native::state_name(t.state), {}};
+          for (auto& f : t.frames)
+            e.stack.push_back(stack_entry{f.function, f.file, f.line, f.module, f.pc});
+          r.threads.push_back(std::move(e));
+        }
+        return r;
+      } catch (const native::native_error& e) {
+        auto err = native_failure(e);
+        if (e.code == native::native_errc::no_such_process) finish();
+        return err;
+      }
+    },
+    [=](unwatch_request&) {
+      auto info = self->state.info;
+      info.watched = false;
+      finish();
+      return info;
+    },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_native_source(caf::event_based_actor* parent, caf::actor dm, process_info info,
+                               std::shared_ptr<native::stack_sampler> sampler,
+                               native_options options) {
+  return parent->spawn<caf::detached>(native_source_actor, std::move(dm), std::move(info),
+                                      std::move(sampler), options);
+}
+
+}  // namespace perfdm

@@ -1,0 +1,44 @@
+// One native source actor per watched process (WATCH): a data source of the data manager, like
+// a frame ingest actor, for any native program, with no instrumentation. It reads /proc for
+// the proc.* metrics that are collecting (actors/proc_sampler.hpp), once per sampling
+// interval and only what is enabled, and samples every thread's stack (native/stack_sampler)
+// at DyPer's exponentially distributed delays, within an overhead budget, into the CPU
+// profile (native/cpu_profile). It answers PROFILE and STACKS, and ends when the process
+// exits or is unwatched. It runs on a thread of its own: ptrace and /proc reads block, and a
+// ptrace stop belongs to the thread that made it.
+#pragma once
+
+#include <memory>
+
+#include <caf/actor.hpp>
+#include <caf/event_based_actor.hpp>
+
+#include "messages/native_messages.hpp"
+#include "messages/process_messages.hpp"
+#include "native/cpu_profile.hpp"
+#include "native/sampling_delay.hpp"
+#include "native/stack_sampler.hpp"
+
+namespace perfdm {
+
+struct native_options {
+  // Engine time 0 on CLOCK_MONOTONIC (the data manager's clock origin).
+  std::int64_t origin_monotonic_ns = 0;
+  bool stack_sampling = true;
+  native::delay_settings delay;     // CHECKTIME 10 ms, budget 10 %, cap 10 s
+  native::detail_settings detail;   // DyPer's METHOD_DETAIL_* defaults
+  std::size_t max_depth = 128;      // MAXDEPTH
+};
+
+// Asks a new native source to define its resources and metrics and start; it answers ok_reply
+// once the data manager knows them.
+using native_start_atom = caf::atom_constant<caf::atom("natstart")>;
+
+// Spawns the source of `pid`, whose name and sampler the caller got ready (so that WATCH
+// fails at once, and clearly, for a process that cannot be observed). `parent` (the process
+// registry) monitors it.
+caf::actor spawn_native_source(caf::event_based_actor* parent, caf::actor dm, process_info info,
+                               std::shared_ptr<native::stack_sampler> sampler,
+                               native_options options);
+
+}  // namespace perfdm

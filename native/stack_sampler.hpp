@@ -1,0 +1,77 @@
+// Samples the stack of every thread of a running process with libdw (elfutils): for each
+// frame the pc, the module, the function (symbol, demangled) and, where debug information
+// exists, the source file and line; plus each thread's name and scheduler state from /proc.
+//
+// - One Dwfl session per process (modules reported from /proc/PID/maps, symbol lookups
+//   cached by pc); the modules are reported again when /proc/PID/maps changes (dlopen,
+//   a new thread stack, ...), which is checked before every sample.
+// - Each thread is stopped with ptrace, unwound and detached at once (libdwfl's
+//   dwfl_linux_proc_attach callbacks), so the program runs on between samples and no thread
+//   stays stopped for longer than its own unwind. ptrace ties a tracee to the tracing thread:
+//   one sample() runs on one thread from start to end, which is all that needs.
+// - The states are read before any thread is stopped (a stopped thread reads 't').
+// - Errors are native_error: no_such_process (before or during a sample: the sample is
+//   abandoned, every thread already stopped is detached, nothing is leaked), not_permitted
+//   (another user's process, or ptrace refused), unwind_failed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace perfdm::native {
+
+struct stack_frame {
+  std::uint64_t pc = 0;
+  std::string module;    // the module's file name (as /proc/PID/maps names it), "" if none
+  std::string function;  // demangled symbol, "" if unknown
+  std::string file;      // source file from the debug info, "" if none
+  int line = 0;          // 0 if unknown
+};
+
+struct thread_stack {
+  int tid = 0;
+  std::string name;  // /proc/PID/task/TID/comm
+  char state = '?';  // the one-letter state of stat, read before the thread was stopped
+  std::vector<stack_frame> frames;  // innermost first
+  std::string error;  // why the unwind stopped early or failed, if it did and no frame came
+};
+
+struct stack_snapshot {
+  int pid = 0;
+  std::int64_t monotonic_ns = 0;  // when the sample started (CLOCK_MONOTONIC)
+  std::int64_t cost_ns = 0;       // how long the sample took
+  std::vector<thread_stack> threads;
+};
+
+class stack_sampler {
+ public:
+  // Opens a libdw session on `pid`. Throws native_error (no_such_process, not_permitted,
+  // unwind_failed).
+  explicit stack_sampler(int pid);
+  ~stack_sampler();
+  stack_sampler(const stack_sampler&) = delete;
+  stack_sampler& operator=(const stack_sampler&) = delete;
+
+  int pid() const;
+
+  // Every thread's stack, at most `max_depth` frames each. Threads that exit during the
+  // sample are left out; the process exiting is native_error(no_such_process).
+  stack_snapshot sample(std::size_t max_depth = 128);
+
+  // How many times the modules were reported (1 after construction; +1 per maps change).
+  std::uint64_t module_reports() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// The CLOCK_MONOTONIC time in nanoseconds.
+std::int64_t monotonic_ns();
+
+// True when `pid` is a live process (not a zombie). Never throws.
+bool process_alive(int pid);
+
+}  // namespace perfdm::native

@@ -1,0 +1,188 @@
+// Stack sampling (native/stack_sampler.*) of the real test program: every thread with its
+// state and the function it is blocked in, the hot function with its source line, a process
+// that exits mid-sample, and a sampler without permission.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "native/cpu_profile.hpp"
+#include "native/native_error.hpp"
+#include "native/stack_sampler.hpp"
+#include "native_test_process.hpp"
+
+using namespace perfdm::native;
+using native_test::eventually;
+using native_test::target_process;
+
+namespace {
+
+const thread_stack* thread_named(const stack_snapshot& s, const std::string& name) {
+  for (auto& t : s.threads)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+bool has_function(const thread_stack& t, const std::string& function) {
+  return std::any_of(t.frames.begin(), t.frames.end(),
+                     [&](const stack_frame& f) { return f.function == function; });
+}
+
+// The threads are in place once each is blocked in its own function (the program printed
+// its pid before some of them got there).
+bool settled(const stack_snapshot& s) {
+  const std::pair<const char*, const char*> places[] = {
+      {"nt_mutex", "native_blocked_on_mutex"},
+      {"nt_condition", "native_blocked_on_condition"},
+      {"nt_read", "native_blocked_in_read"},
+      {"nt_sleep", "native_blocked_in_sleep"},
+  };
+  for (auto& [name, function] : places) {
+    auto* t = thread_named(s, name);
+    if (t == nullptr || !has_function(*t, function) || t->state != 'S') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("every thread's stack: state, the function it is blocked in, source lines",
+          "[native][stack]") {
+  target_process t;
+  stack_sampler sampler(t.pid);
+  stack_snapshot s;
+  REQUIRE(eventually([&] {
+    s = sampler.sample();
+    return settled(s);
+  }));
+  CHECK(s.pid == t.pid);
+  CHECK(s.threads.size() == 6);
+  CHECK(s.cost_ns > 0);
+  auto* mutex = thread_named(s, "nt_mutex");
+  // Blocked in libc's futex wait, called from the program's function: both on the stack.
+  CHECK(std::any_of(mutex->frames.begin(), mutex->frames.end(), [](const stack_frame& f) {
+    return f.module.find("libc") != std::string::npos;
+  }));
+  for (auto& f : mutex->frames)
+    if (f.function == "native_blocked_on_mutex") {
+      CHECK(f.module == PERFDM_NATIVE_TARGET);
+      CHECK_THAT(f.file, Catch::EndsWith("native_target.cpp"));
+      CHECK(f.line > 0);
+    }
+  // The frames lead from the innermost up to the thread's start.
+  auto* sleeper = thread_named(s, "nt_sleep");
+  CHECK(std::find_if(sleeper->frames.begin(), sleeper->frames.end(), [](const stack_frame& f) {
+          return f.function == "native_blocked_in_sleep";
+        }) != sleeper->frames.begin());
+  // The program runs on between samples: the hot thread gets CPU again.
+  auto* main_thread = thread_named(s, "native_target");
+  REQUIRE(main_thread != nullptr);
+  CHECK(has_function(*main_thread, "main"));
+  // The max depth is honoured.
+  auto shallow = sampler.sample(2);
+  for (auto& th : shallow.threads) CHECK(th.frames.size() <= 2);
+}
+
+TEST_CASE("the hot function tops the profile and its line is detailed", "[native][stack][profile]") {
+  target_process t;
+  stack_sampler sampler(t.pid);
+  cpu_profile profile;
+  int hot_line = native_test::source_line("NATIVE_HOT_LINE");
+  REQUIRE(hot_line > 0);
+  auto item = std::string("native_target@native_hot_function");
+  // Enough samples for detailing (MIN_TOTAL 250 running stacks) and then some lines.
+  REQUIRE(eventually([&] {
+    auto snap = sampler.sample();
+    profile.add(snap, 0.001, 0);
+    return profile.active() >= 400;
+  }));
+  auto s = profile.summary();
+  REQUIRE_FALSE(s.items.empty());
+  CHECK(s.items[0].name == item);
+  CHECK(s.items[0].detailed);
+  // Its lines follow it; the hot line is the first (most samples innermost).
+  REQUIRE(s.items.size() > 1);
+  CHECK(s.items[1].name == item + "@" + std::to_string(hot_line));
+  CHECK_THAT(s.items[1].file, Catch::EndsWith("native_target.cpp"));
+  CHECK(s.items[1].base > 0);
+}
+
+TEST_CASE("a process that exits during sampling: a clean error, nothing left stopped",
+          "[native][stack]") {
+  for (int round = 0; round < 5; ++round) {
+    target_process t(0.2);
+    std::unique_ptr<stack_sampler> sampler;
+    try {
+      sampler = std::make_unique<stack_sampler>(t.pid);
+    } catch (const native_error& e) {
+      CHECK(e.code == native_errc::no_such_process);
+      continue;
+    }
+    bool gone = false;
+    std::size_t samples = 0;
+    while (!gone) {
+      try {
+        sampler->sample();
+        ++samples;
+      } catch (const native_error& e) {
+        INFO(e.what());
+        CHECK(e.code == native_errc::no_such_process);
+        gone = true;
+      }
+      t.exited();
+      REQUIRE(samples < 100000);
+    }
+    // The process was not kept stopped by a ptrace left behind: it exited by itself.
+    CHECK(eventually([&] { return t.exited(); }));
+  }
+}
+
+TEST_CASE("a process that is not there: no_such_process", "[native][stack]") {
+  int gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  try {
+    stack_sampler s(gone);
+    FAIL("sampled a process that is gone");
+  } catch (const native_error& e) {
+    CHECK(e.code == native_errc::no_such_process);
+  }
+}
+
+TEST_CASE("sampling another user's process is not permitted, and says so", "[native][stack]") {
+  if (geteuid() != 0) {
+    WARN("not root: cannot drop to another user for this test");
+    return;
+  }
+  target_process t;  // root's
+  int report[2];
+  REQUIRE(pipe(report) == 0);
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(report[0]);
+    std::string out = "no error";
+    if (setgid(65534) != 0 || setuid(65534) != 0) {
+      out = "cannot drop privileges";
+    } else {
+      try {
+        stack_sampler s(t.pid);
+        s.sample();
+      } catch (const native_error& e) {
+        out = std::string(to_string(e.code)) + ": " + e.what();
+      }
+    }
+    (void)!write(report[1], out.data(), out.size());
+    _exit(0);
+  }
+  close(report[1]);
+  std::string out;
+  char buf[512];
+  for (ssize_t n; (n = read(report[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  close(report[0]);
+  waitpid(child, nullptr, 0);
+  CHECK_THAT(out, Catch::StartsWith("not_permitted: process " + std::to_string(t.pid)));
+  CHECK_THAT(out, Catch::Contains("not permitted"));
+}
