@@ -12,6 +12,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/message_lists.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/dyper_framing.hpp"
 
 namespace perfdm {
@@ -121,8 +122,11 @@ caf::actor route(connection_broker* self, const queued_request& q, caf::error& e
     if (!o.log_writer) error = make_dm_error(dm_error::internal, "this engine writes no log");
     return o.log_writer;
   }
-  auto target =
-      q.request.match_elements<who_request>() ? std::string(data_manager_target) : q.target;
+  // WHO and the process commands go to the data manager, which knows the processes.
+  auto target = q.request.match_elements<who_request>() ||
+                        q.request.match_elements<process_command>()
+                    ? std::string(data_manager_target)
+                    : q.target;
   for (auto& [id, actor] : o.targets)
     if (same_target(id, target)) return actor;
   error = make_dm_error(dm_error::unknown_target, "no process '" + q.target + "' is known");

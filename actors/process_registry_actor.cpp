@@ -7,6 +7,7 @@
 
 #include <caf/stateful_actor.hpp>
 
+#include "actors/process_commands.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "shm/layout.hpp"
@@ -22,6 +23,7 @@ struct observed {
   process_info info;
   caf::actor ingest;  // null once it ended
   frames_stats last;  // what it had read when it ended
+  process_command_state commands;  // DyPer's per-process settings; kept across re-attaches
 };
 
 caf::error attach_failure(const shm::attach_error& e) {
@@ -53,6 +55,93 @@ struct registry_state {
 
 namespace {
 
+// A refused process command: a caf::error for DYPER, a DYPATCH_REPLY with ERROR for DYPATCH.
+caf::message refusal(const process_command& c, dm_error code, const std::string& reason) {
+  if (c.dypatch) return caf::make_message(process_command_reply{true, error_code_name(code), reason});
+  return caf::make_message(make_dm_error(code, reason));
+}
+
+caf::message answer(const process_command& c, std::string body) {
+  return caf::make_message(process_command_reply{c.dypatch, "", std::move(body)});
+}
+
+using registry_actor = caf::stateful_actor<registry_state>*;
+
+// INSTRUMENT: attach or detach the frames through this registry's own ATTACH/DETACH, then
+// reply when it took effect. Inserting into an attached process (or removing from a
+// detached one) changes nothing and replies at once.
+caf::result<caf::message> instrument(registry_actor self, const process_command& c, bool insert) {
+  auto& p = self->state.processes.at(c.pid);
+  auto patched = [c] {
+    return answer(c, "<PATCH TIME='" + std::to_string(epoch_now_ms()) + "'/>");
+  };
+  bool attached = p.ingest && p.info.active;
+  if (insert == attached) return patched();
+  auto rp = self->make_response_promise<caf::message>();
+  auto done = [=](process_info&) mutable { rp.deliver(patched()); };
+  auto failed = [=](caf::error& e) mutable {
+    rp.deliver(refusal(c, dm_error_code(e), dm_error_reason(e)));
+  };
+  if (insert)
+    self->request(caf::actor_cast<caf::actor>(self), std::chrono::seconds(60),
+                  attach_request{c.pid, {}, false, 0, 0})
+        .then(done, failed);
+  else
+    self->request(caf::actor_cast<caf::actor>(self), std::chrono::seconds(60),
+                  detach_request{c.pid})
+        .then(done, failed);
+  return rp;
+}
+
+// REPORT: the process's frame counts (from its ingest actor while it runs) and the metric
+// instances the data manager's STATUS lists for it.
+caf::result<caf::message> report(registry_actor self, caf::actor dm, const process_command& c) {
+  auto& p = self->state.processes.at(c.pid);
+  auto rp = self->make_response_promise<caf::message>();
+  auto info = p.info;
+  auto with_frames = [=](std::vector<frame_type_stats> frames) mutable {
+    self->request(dm, std::chrono::seconds(30), status_query{})
+        .then([=](status_info& status) mutable {
+                rp.deliver(answer(c, process_report(info, frames, status)));
+              },
+              [=](caf::error& e) mutable {
+                rp.deliver(refusal(c, dm_error::internal,
+                                   "the data manager's status: " + dm_error_reason(e)));
+              });
+  };
+  if (!p.ingest) {
+    with_frames(p.last.frame_types);
+  } else {
+    auto last = p.last.frame_types;
+    self->request(p.ingest, std::chrono::seconds(10), frames_stats_query{})
+        .then([=](frames_stats& s) mutable { with_frames(s.frame_types); },
+              [=](caf::error&) mutable { with_frames(last); });  // it ended meanwhile
+  }
+  return rp;
+}
+
+caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const process_command& c) {
+  auto i = self->state.processes.find(c.pid);
+  if (i == self->state.processes.end())
+    return refusal(c, dm_error::unknown_target,
+                   "no process '" + std::to_string(c.pid) + "' is known");
+  process_command_outcome out;
+  try {
+    out = run_process_command(i->second.commands, i->second.info, c);
+  } catch (const process_command_error& e) {
+    return refusal(c, e.code, e.what());
+  } catch (const std::exception& e) {
+    return refusal(c, dm_error::internal, e.what());
+  }
+  switch (out.follow_up) {
+    case process_command_outcome::attach: return instrument(self, c, true);
+    case process_command_outcome::detach: return instrument(self, c, false);
+    case process_command_outcome::report: return report(self, dm, c);
+    case process_command_outcome::none: break;
+  }
+  return answer(c, std::move(out.body));
+}
+
 caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, caf::actor dm,
                                      ingest_options options) {
   self->set_down_handler([=](caf::down_msg& x) {
@@ -65,7 +154,10 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
   return {
     [=](attach_request& x) -> caf::result<process_info> {
       auto& st = self->state;
-      if (auto i = st.processes.find(x.pid); i != st.processes.end() && i->second.ingest)
+      // A detached process may be attached again while its old ingest actor still reads
+      // what was written before the detach.
+      if (auto i = st.processes.find(x.pid);
+          i != st.processes.end() && i->second.ingest && i->second.info.active)
         return make_dm_error(dm_error::not_allowed,
                              "process " + std::to_string(x.pid) + " is attached already");
       shm::attachment attached;
@@ -103,7 +195,10 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       process_info info{attached.pid, attached.name, attached.executable,
                         process_resource(attached.name, attached.pid), {}, true};
       for (auto& f : attached.frames) info.frames.push_back(f.struct_name);
-      st.processes[x.pid] = observed{info, ingest, {}};  // a new attach starts afresh
+      auto& o = st.processes[x.pid];  // a new attach starts its frames afresh
+      o.info = info;
+      o.ingest = ingest;
+      o.last = {};
       auto pid = x.pid;
       auto rp = self->make_response_promise<process_info>();
       self->request(ingest, std::chrono::seconds(60), ingest_start_atom::value)
@@ -141,6 +236,9 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         if (auto i = self->state.processes.find(t.pid); i != self->state.processes.end()) {
           i->second.last.frame_types.push_back(t);
         }
+    },
+    [=](process_command& c) -> caf::result<caf::message> {
+      return run_command(self, dm, c);
     },
     [=](list_processes) {
       process_list out;

@@ -2,6 +2,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/source_messages.hpp"
 
@@ -76,6 +77,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(frames_stats_query);
   PERFDM_REGISTER(frames_stats);
   PERFDM_REGISTER(who_reply);
+  PERFDM_REGISTER(process_command);
+  PERFDM_REGISTER(process_command_reply);
 #undef PERFDM_REGISTER
   cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
                                                const caf::message& ctx) {

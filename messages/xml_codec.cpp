@@ -26,6 +26,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/message_lists.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/process_messages.hpp"
 
 namespace perfdm {
@@ -595,6 +596,25 @@ const command_entry dm_commands[] = {
     {"PING", no_argument<ping>},
 };
 
+std::string inner_xml(const xml_node* n);  // in the printing section
+
+// A request for a process: `<DYPER PID='pid' COMMAND>` or `<DYPATCH PID='pid' COMMAND>`.
+// The command reads its own argument (actors/process_commands.cpp), so the envelope's
+// content is kept as XML text; whether the pid is a known process is the registry's call.
+caf::message parse_process_command(const xml_node* root, const parsed_request& out,
+                                   bool dypatch) {
+  attributes envelope(root, {"PID", "COMMAND"});
+  auto id = parse_id(out.target);
+  if (!id || *id == 0 || *id > static_cast<std::uint64_t>(INT32_MAX))
+    fail(dm_error::unknown_target, "no process " + quoted(out.target) + " is known");
+  process_command c;
+  c.pid = static_cast<std::int32_t>(*id);
+  c.dypatch = dypatch;
+  c.command = out.command;
+  c.argument = std::string(trim(inner_xml(root)));
+  return caf::make_message(std::move(c));
+}
+
 // The envelope `<DYPER PID COMMAND>` around one argument element.
 void parse_envelope(const xml_node* root, parsed_request& out) {
   // PID and COMMAND are taken before anything is judged, so that even a refused request's
@@ -603,10 +623,12 @@ void parse_envelope(const xml_node* root, parsed_request& out) {
   auto* cmd = root->first_attribute("COMMAND", 7, false);
   if (pid != nullptr) out.target = value_of(pid);
   if (cmd != nullptr) out.command = upper_case(value_of(cmd));
-  if (!iequals(name_of(root), "DYPER"))
-    fail(dm_error::unknown_command, "requests are <DYPER PID='..' COMMAND='..'> elements; " +
-                                        tag(name_of(root)) + " requests are not supported");
-  if (cmd != nullptr && out.command == "WHO") {
+  bool dypatch = iequals(name_of(root), "DYPATCH");
+  if (!iequals(name_of(root), "DYPER") && !dypatch)
+    fail(dm_error::unknown_command,
+         "requests are <DYPER PID='..' COMMAND='..'> or <DYPATCH ..> elements; " +
+             tag(name_of(root)) + " requests are not supported");
+  if (!dypatch && cmd != nullptr && out.command == "WHO") {
     // WHO is for any target, and DyPer sends it without PID (`<DYPER COMMAND='WHO'/>`).
     attributes envelope(root, {"PID", "COMMAND"});
     out.request = no_argument<who_request>(argument_of(root, out.command), out.command);
@@ -614,8 +636,10 @@ void parse_envelope(const xml_node* root, parsed_request& out) {
   }
   if (pid == nullptr) bad_argument("the request has no PID attribute naming its target");
   if (cmd == nullptr) bad_argument("the request has no COMMAND attribute");
-  if (!iequals(out.target, "DM"))
-    fail(dm_error::unknown_target, "no process " + quoted(out.target) + " is known");
+  if (dypatch || !iequals(out.target, "DM")) {
+    out.request = parse_process_command(root, out, dypatch);
+    return;
+  }
   attributes envelope(root, {"PID", "COMMAND"});  // refuses unknown or repeated attributes
   for (auto& c : dm_commands)
     if (out.command == c.name) {
@@ -647,9 +671,44 @@ void append_escaped(std::string& out, std::string_view s) {
   }
 }
 
-std::string escaped(std::string_view s) {
+}  // namespace
+
+std::string xml_escaped(std::string_view s) {
   std::string out;
   append_escaped(out, s);
+  return out;
+}
+
+namespace {
+
+std::string escaped(std::string_view s) {
+  return xml_escaped(s);
+}
+
+// The content of an element as XML text (elements, their attributes and text, escaped
+// again), for the process commands that read their argument themselves.
+std::string inner_xml(const xml_node* n) {
+  std::string out;
+  for (auto* c = n->first_node(); c != nullptr; c = c->next_sibling()) {
+    if (c->type() == rapidxml::node_data || c->type() == rapidxml::node_cdata) {
+      append_escaped(out, {c->value(), c->value_size()});
+    } else if (c->type() == rapidxml::node_element) {
+      out += '<';
+      out += name_of(c);
+      for (auto* a = c->first_attribute(); a != nullptr; a = a->next_attribute()) {
+        out += ' ';
+        out += name_of(a);
+        out += "='";
+        append_escaped(out, value_of(a));
+        out += '\'';
+      }
+      out += '>';
+      out += inner_xml(c);
+      out += "</";
+      out += name_of(c);
+      out += '>';
+    }
+  }
   return out;
 }
 
@@ -961,6 +1020,11 @@ std::string reply_body(const who_reply& x) {
         .leaf();
   });
 }
+// Printed with its own envelope by print_reply; listed for the gateway's reply handlers.
+std::string reply_body(const process_command_reply& x) {
+  return x.body;
+}
+
 std::string reply_body(const samplerate_info& x) {
   return element("SAMPLERATE").number("INTERVAL", x.interval).leaf();
 }
@@ -1114,6 +1178,12 @@ parsed_request parse_request(std::string_view text) {
 }
 
 std::string print_request(const std::string& target, const caf::message& request) {
+  if (request.match_elements<process_command>()) {
+    auto& c = request.get_as<process_command>(0);
+    element envelope(c.dypatch ? "DYPATCH" : "DYPER");
+    envelope.text("PID", target).text("COMMAND", c.command);
+    return c.argument.empty() ? envelope.leaf() : envelope.wrap(c.argument);
+  }
   std::string out;
   visit(request_types{}, request, [&](const auto& x) {
     auto [command, argument] = request_parts(x);
@@ -1126,6 +1196,13 @@ std::string print_request(const std::string& target, const caf::message& request
 
 std::string print_reply(const std::string& target, const caf::message& reply) {
   if (reply.match_elements<caf::error>()) return print_error(target, reply.get_as<caf::error>(0));
+  if (reply.match_elements<process_command_reply>()) {
+    auto& r = reply.get_as<process_command_reply>(0);
+    element envelope(r.dypatch ? "DYPATCH_REPLY" : "DYPER_REPLY");
+    envelope.text("ID", target);
+    if (!r.error.empty()) return envelope.text("ERROR", r.error).wrap(escaped(r.body));
+    return envelope.wrap(r.body);
+  }
   std::string body;
   if (!visit(reply_types{}, reply, [&](const auto& x) { body = reply_body(x); }))
     return print_error(target,

@@ -36,6 +36,10 @@ std::string print_error(const std::string& target, const caf::error& error);
 // `<DYPER DATA='s'>...</DYPER>` and the other stream events; "" if `event` is not one.
 std::string print_event(const caf::message& event);
 
+// Text escaped for an XML attribute value or element text (one line: line breaks become
+// character references).
+std::string xml_escaped(std::string_view s);
+
 // Shortest round-trip decimal form of a number; `nan`, `inf`, `-inf` for the others.
 std::string format_number(double x);
 
