@@ -100,6 +100,7 @@ class data_manager : public caf::event_based_actor {
       [=](list_processes& x) { return delegate(registry_, x); },
       [=](frames_stats_query& x) { return delegate(registry_, x); },
       [=](process_command& x) { return delegate(registry_, x); },  // DyPer's per-process commands
+      [=](process_announcements& x) { send(registry_, x); },
       [=](ping) { return pong{}; },
       // WHO: the processes the registry knows, as DyPer listed them.
       [=](who_request) {

@@ -219,6 +219,8 @@ caf::behavior connection(connection_broker* self, caf::io::connection_handle hdl
   st.splitter = std::make_unique<dyper_splitter>(options->max_message_bytes);
   self->configure_read(hdl, caf::io::receive_policy::at_most(read_chunk));
   self->ack_writes(hdl, true);
+  if (auto dm = options->targets.find(data_manager_target); dm != options->targets.end())
+    self->send(dm->second, process_announcements{caf::actor_cast<caf::actor>(self)});
   return {
       [=](const caf::io::new_data_msg& msg) {
         std::vector<dyper_frame> frames;
@@ -252,6 +254,8 @@ caf::behavior connection(connection_broker* self, caf::io::connection_handle hdl
       [=](samplerate_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](new_metric_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](new_resource_event& e) { on_event(self, caf::make_message(std::move(e))); },
+      // DyPer's START/END of processes, pushed to every connection.
+      [=](process_announcement& a) { write(self, frame_message(a.xml)); },
   };
 }
 

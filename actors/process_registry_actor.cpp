@@ -1,5 +1,6 @@
 #include "actors/process_registry_actor.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -50,6 +51,7 @@ std::map<std::string, std::string> expected_layouts(const std::string& schema) {
 
 struct registry_state {
   std::map<std::int32_t, observed> processes;  // by pid; ordered for listing
+  std::vector<caf::actor> subscribers;  // gateway connections: START/END announcements
   static inline const char* name = "process_registry";
 };
 
@@ -144,10 +146,19 @@ caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const 
 
 caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, caf::actor dm,
                                      ingest_options options) {
+  auto announce = [=](const char* what, std::int32_t pid) {
+    process_announcement a{"<DYPER " + std::string(what) + "='" + std::to_string(pid) + "'/>"};
+    for (auto& s : self->state.subscribers) self->send(s, a);
+  };
   self->set_down_handler([=](caf::down_msg& x) {
+    auto& subs = self->state.subscribers;
+    subs.erase(std::remove_if(subs.begin(), subs.end(),
+                              [&](const caf::actor& s) { return s.address() == x.source; }),
+               subs.end());
     for (auto& [pid, p] : self->state.processes)
       if (p.ingest && p.ingest.address() == x.source) {
         p.ingest = nullptr;
+        if (p.info.active) announce("END", pid);  // it exited (a DETACH announced already)
         p.info.active = false;
       }
   });
@@ -202,7 +213,10 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       auto pid = x.pid;
       auto rp = self->make_response_promise<process_info>();
       self->request(ingest, std::chrono::seconds(60), ingest_start_atom::value)
-          .then([=](ok_reply) mutable { rp.deliver(info); },
+          .then([=](ok_reply) mutable {
+                  rp.deliver(info);
+                  announce("START", pid);
+                },
                 [=](caf::error& e) mutable {
                   self->send_exit(ingest, caf::exit_reason::user_shutdown);
                   try {
@@ -227,6 +241,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                 if (auto j = self->state.processes.find(pid); j != self->state.processes.end())
                   j->second.info.active = false;
                 rp.deliver(info);
+                announce("END", pid);
               },
               [=](caf::error& e) mutable { rp.deliver(e); });
       return rp;
@@ -239,6 +254,10 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
     },
     [=](process_command& c) -> caf::result<caf::message> {
       return run_command(self, dm, c);
+    },
+    [=](process_announcements& x) {
+      self->monitor(x.subscriber);
+      self->state.subscribers.push_back(x.subscriber);
     },
     [=](list_processes) {
       process_list out;

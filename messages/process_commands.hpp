@@ -4,6 +4,7 @@
 // envelope rule for every process command.
 #pragma once
 
+#include <caf/actor.hpp>
 #include <cstdint>
 #include <string>
 
@@ -28,6 +29,17 @@ struct process_command_reply {
   std::string body;   // XML, or the reason when `error` is set
 };
 
+// A gateway connection asks for DyPer's unsolicited process messages: `<DYPER START='pid'/>`
+// when a process is attached, `<DYPER END='pid'/>` when it is detached or exits.
+struct process_announcements {
+  caf::actor subscriber;
+};
+struct process_announcement {
+  std::string xml;
+};
+
+PERFDM_INSPECT(process_announcements, x.subscriber)
+PERFDM_INSPECT(process_announcement, x.xml)
 PERFDM_INSPECT(process_command, x.pid, x.dypatch, x.command, x.argument)
 PERFDM_INSPECT(process_command_reply, x.dypatch, x.error, x.body)
 

@@ -79,6 +79,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(who_reply);
   PERFDM_REGISTER(process_command);
   PERFDM_REGISTER(process_command_reply);
+  PERFDM_REGISTER(process_announcements);
+  PERFDM_REGISTER(process_announcement);
 #undef PERFDM_REGISTER
   cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
                                                const caf::message& ctx) {

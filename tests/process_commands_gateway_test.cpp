@@ -55,8 +55,15 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
   };
   CHECK_THAT(to_process("PING"),
              Catch::StartsWith("<DYPER_REPLY ID='" + pid + "' ERROR='UNKNOWN_TARGET'"));
+  // Every connection hears of processes attached and detached; the PING answered means this
+  // connection is registered before the ATTACH below.
+  client watcher(engine.port());
+  REQUIRE(watcher.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
   REQUIRE_THAT(c.ask(dm("ATTACH", "<PROCESS PID='" + pid + "'/>")),
                Catch::Contains("FRAMES='work'"));
+  auto start = watcher.next();
+  CHECK(start.kind == dyper_frame::message);
+  CHECK(start.text == "<DYPER START='" + pid + "'/>");
 
   CHECK(to_process("PING") == "<DYPER_REPLY ID='" + pid + "'>PONG</DYPER_REPLY>");
   CHECK(to_process("PING", "", "DYPATCH") ==
@@ -80,5 +87,11 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
   CHECK(other.ask("<DYPER PID='" + pid + "' COMMAND='GET'><VAR NAME='CHECKTIME'/></DYPER>") ==
         "<DYPER_REPLY ID='" + pid + "'><VAR NAME='CHECKTIME' VALUE='40'/></DYPER_REPLY>");
   CHECK_THAT(c.ask("<DYPER PID='1' COMMAND='PING'/>"), Catch::Contains("ERROR='UNKNOWN_TARGET'"));
+  CHECK(std::regex_match(
+      to_process("INSTRUMENT", "<MODEL NAME='frames' INSERT='false'/>"),
+      std::regex("<DYPER_REPLY ID='" + pid + "'><PATCH TIME='[0-9]+'/></DYPER_REPLY>")));
+  auto end = watcher.next();
+  CHECK(end.kind == dyper_frame::message);
+  CHECK(end.text == "<DYPER END='" + pid + "'/>");
   CHECK(engine.alive());
 }
