@@ -93,5 +93,11 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
   auto end = watcher.next();
   CHECK(end.kind == dyper_frame::message);
   CHECK(end.text == "<DYPER END='" + pid + "'/>");
+  // Attached again, then the process exits: END once its ingest notices.
+  CHECK_THAT(to_process("INSTRUMENT", "<MODEL NAME='frames' INSERT='true'/>"),
+             Catch::Contains("<PATCH TIME='"));
+  CHECK(watcher.next().text == "<DYPER START='" + pid + "'/>");
+  ::kill(w.pid, SIGKILL);
+  CHECK(watcher.next().text == "<DYPER END='" + pid + "'/>");
   CHECK(engine.alive());
 }
