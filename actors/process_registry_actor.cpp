@@ -25,6 +25,7 @@ struct observed {
   caf::actor ingest;  // null once it ended
   frames_stats last;  // what it had read when it ended
   process_command_state commands;  // DyPer's per-process settings; kept across re-attaches
+  bool report_scheduled = false;   // a periodic report (REPORTTIME) is due
 };
 
 caf::error attach_failure(const shm::attach_error& e) {
@@ -97,18 +98,19 @@ caf::result<caf::message> instrument(registry_actor self, const process_command&
 
 // REPORT: the process's frame counts (from its ingest actor while it runs) and the metric
 // instances the data manager's STATUS lists for it.
-caf::result<caf::message> report(registry_actor self, caf::actor dm, const process_command& c) {
-  auto& p = self->state.processes.at(c.pid);
-  auto rp = self->make_response_promise<caf::message>();
+// Collects the report of process `pid` (its frame counts, from its ingest actor while it
+// runs, and the metric instances the data manager's STATUS lists for it), then calls
+// done(body) or failed(reason).
+template <class Done, class Failed>
+void collect_report(registry_actor self, caf::actor dm, std::int32_t pid, Done done,
+                    Failed failed) {
+  auto& p = self->state.processes.at(pid);
   auto info = p.info;
   auto with_frames = [=](std::vector<frame_type_stats> frames) mutable {
     self->request(dm, std::chrono::seconds(30), status_query{})
-        .then([=](status_info& status) mutable {
-                rp.deliver(answer(c, process_report(info, frames, status)));
-              },
+        .then([=](status_info& status) mutable { done(process_report(info, frames, status)); },
               [=](caf::error& e) mutable {
-                rp.deliver(refusal(c, dm_error::internal,
-                                   "the data manager's status: " + dm_error_reason(e)));
+                failed("the data manager's status: " + dm_error_reason(e));
               });
   };
   if (!p.ingest) {
@@ -119,7 +121,44 @@ caf::result<caf::message> report(registry_actor self, caf::actor dm, const proce
         .then([=](frames_stats& s) mutable { with_frames(s.frame_types); },
               [=](caf::error&) mutable { with_frames(last); });  // it ended meanwhile
   }
+}
+
+caf::result<caf::message> report(registry_actor self, caf::actor dm, const process_command& c) {
+  auto rp = self->make_response_promise<caf::message>();
+  collect_report(
+      self, dm, c.pid, [=](std::string body) mutable { rp.deliver(answer(c, std::move(body))); },
+      [=](std::string reason) mutable {
+        rp.deliver(refusal(c, dm_error::internal, std::move(reason)));
+      });
   return rp;
+}
+
+using report_tick_atom = caf::atom_constant<caf::atom("rpttick")>;
+
+// REPORTTIME > 0: the next periodic report of `pid` in that many ms, unless one is due already.
+void schedule_report(registry_actor self, std::int32_t pid) {
+  auto& p = self->state.processes.at(pid);
+  auto ms = std::stoll(p.commands.variables.at("REPORTTIME"));
+  if (ms <= 0 || p.report_scheduled || !p.ingest) return;
+  p.report_scheduled = true;
+  self->delayed_send(self, std::chrono::milliseconds(ms), report_tick_atom::value, pid);
+}
+
+// A periodic report, `<DYPER REPORT='pid' TIME='ms'>…</DYPER>` to every gateway connection.
+void periodic_report(registry_actor self, caf::actor dm, std::int32_t pid) {
+  auto i = self->state.processes.find(pid);
+  if (i == self->state.processes.end()) return;
+  i->second.report_scheduled = false;
+  if (std::stoll(i->second.commands.variables.at("REPORTTIME")) <= 0 || !i->second.ingest) return;
+  collect_report(
+      self, dm, pid,
+      [=](std::string body) {
+        process_announcement a{"<DYPER REPORT='" + std::to_string(pid) + "' TIME='" +
+                               std::to_string(epoch_now_ms()) + "'>" + body + "</DYPER>"};
+        for (auto& s : self->state.subscribers) self->send(s, a);
+        schedule_report(self, pid);
+      },
+      [=](std::string) { schedule_report(self, pid); });
 }
 
 caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const process_command& c) {
@@ -141,6 +180,7 @@ caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const 
     case process_command_outcome::report: return report(self, dm, c);
     case process_command_outcome::none: break;
   }
+  if (!c.dypatch && c.command == "SET") schedule_report(self, c.pid);
   return answer(c, std::move(out.body));
 }
 
@@ -216,6 +256,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
           .then([=](ok_reply) mutable {
                   rp.deliver(info);
                   announce("START", pid);
+                  schedule_report(self, pid);  // REPORTTIME set before a re-attach
                 },
                 [=](caf::error& e) mutable {
                   self->send_exit(ingest, caf::exit_reason::user_shutdown);
@@ -255,6 +296,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
     [=](process_command& c) -> caf::result<caf::message> {
       return run_command(self, dm, c);
     },
+    [=](report_tick_atom, std::int32_t pid) { periodic_report(self, dm, pid); },
     [=](process_announcements& x) {
       self->monitor(x.subscriber);
       self->state.subscribers.push_back(x.subscriber);

@@ -87,10 +87,25 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
   CHECK(other.ask("<DYPER PID='" + pid + "' COMMAND='GET'><VAR NAME='CHECKTIME'/></DYPER>") ==
         "<DYPER_REPLY ID='" + pid + "'><VAR NAME='CHECKTIME' VALUE='40'/></DYPER_REPLY>");
   CHECK_THAT(c.ask("<DYPER PID='1' COMMAND='PING'/>"), Catch::Contains("ERROR='UNKNOWN_TARGET'"));
+  // REPORTTIME > 0: periodic reports to every connection, until it is 0 again.
+  CHECK_THAT(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='50'/>"), !Catch::Contains("ERROR"));
+  for (int i = 0; i < 2; ++i) {
+    auto r = watcher.next();
+    CHECK(r.kind == dyper_frame::message);
+    CHECK(std::regex_match(r.text, std::regex("<DYPER REPORT='" + pid + "' TIME='[0-9]+'><MONITOR .*"
+                                              "<FRAMETYPE NAME='work' .*</MONITOR></DYPER>")));
+  }
+  CHECK_THAT(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='0'/>"), !Catch::Contains("ERROR"));
+  // The next announcement that is not a report (one report may have been on its way).
+  auto next_announcement = [&] {
+    auto f = watcher.next();
+    while (f.text.rfind("<DYPER REPORT=", 0) == 0) f = watcher.next();
+    return f;
+  };
   CHECK(std::regex_match(
       to_process("INSTRUMENT", "<MODEL NAME='frames' INSERT='false'/>"),
       std::regex("<DYPER_REPLY ID='" + pid + "'><PATCH TIME='[0-9]+'/></DYPER_REPLY>")));
-  auto end = watcher.next();
+  auto end = next_announcement();
   CHECK(end.kind == dyper_frame::message);
   CHECK(end.text == "<DYPER END='" + pid + "'/>");
   // Attached again, then the process exits: END once its ingest notices.
