@@ -92,7 +92,8 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
   for (int i = 0; i < 2; ++i) {
     auto r = watcher.next();
     CHECK(r.kind == dyper_frame::message);
-    CHECK(std::regex_match(r.text, std::regex("<DYPER REPORT='" + pid + "' TIME='[0-9]+'><MONITOR .*"
+    CHECK(std::regex_match(r.text, std::regex("<DYPER REPORT='" + pid +
+                                              "' TIME='[0-9]+'><MONITOR .*"
                                               "<FRAMETYPE NAME='work' .*</MONITOR></DYPER>")));
   }
   CHECK_THAT(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='0'/>"), !Catch::Contains("ERROR"));
