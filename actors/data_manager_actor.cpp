@@ -16,6 +16,7 @@
 #include "actors/metric_instance_actor.hpp"
 #include "actors/phase_manager_actor.hpp"
 #include "actors/process_registry_actor.hpp"
+#include "messages/process_commands.hpp"
 #include "actors/sampling_interval_actor.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/process_messages.hpp"
@@ -101,6 +102,8 @@ class data_manager : public caf::event_based_actor {
       [=](detach_request& x) { return delegate(registry_, x); },
       [=](list_processes& x) { return delegate(registry_, x); },
       [=](frames_stats_query& x) { return delegate(registry_, x); },
+      [=](process_command& x) { return delegate(registry_, x); },  // DyPer's per-process commands
+      [=](process_announcements& x) { send(registry_, x); },
       [=](ping) { return pong{}; },
       // WHO: the processes the registry knows, as DyPer listed them.
       [=](who_request) {

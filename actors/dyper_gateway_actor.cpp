@@ -12,6 +12,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/message_lists.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/dyper_framing.hpp"
 
 namespace perfdm {
@@ -121,8 +122,11 @@ caf::actor route(connection_broker* self, const queued_request& q, caf::error& e
     if (!o.log_writer) error = make_dm_error(dm_error::internal, "this engine writes no log");
     return o.log_writer;
   }
-  auto target =
-      q.request.match_elements<who_request>() ? std::string(data_manager_target) : q.target;
+  // WHO and the process commands go to the data manager, which knows the processes.
+  auto target = q.request.match_elements<who_request>() ||
+                        q.request.match_elements<process_command>()
+                    ? std::string(data_manager_target)
+                    : q.target;
   for (auto& [id, actor] : o.targets)
     if (same_target(id, target)) return actor;
   error = make_dm_error(dm_error::unknown_target, "no process '" + q.target + "' is known");
@@ -215,6 +219,8 @@ caf::behavior connection(connection_broker* self, caf::io::connection_handle hdl
   st.splitter = std::make_unique<dyper_splitter>(options->max_message_bytes);
   self->configure_read(hdl, caf::io::receive_policy::at_most(read_chunk));
   self->ack_writes(hdl, true);
+  if (auto dm = options->targets.find(data_manager_target); dm != options->targets.end())
+    self->send(dm->second, process_announcements{caf::actor_cast<caf::actor>(self)});
   return {
       [=](const caf::io::new_data_msg& msg) {
         std::vector<dyper_frame> frames;
@@ -248,6 +254,8 @@ caf::behavior connection(connection_broker* self, caf::io::connection_handle hdl
       [=](samplerate_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](new_metric_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](new_resource_event& e) { on_event(self, caf::make_message(std::move(e))); },
+      // DyPer's START/END of processes, pushed to every connection.
+      [=](process_announcement& a) { write(self, frame_message(a.xml)); },
   };
 }
 

@@ -1,11 +1,13 @@
 #include "actors/process_registry_actor.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
 #include <caf/sec.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "actors/process_commands.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
@@ -27,6 +29,8 @@ struct observed {
   caf::actor native;      // the native source while watched; null once it ended
   bool attached = false;  // until DETACH, or the ingest ended
   frames_stats last;      // what the ingest had read when it ended
+  process_command_state commands;  // DyPer's per-process settings; kept across re-attaches
+  bool report_scheduled = false;   // a periodic report (REPORTTIME) is due
 
   void update_flags() {
     info.watched = static_cast<bool>(native);
@@ -66,17 +70,153 @@ caf::error attach_failure(const shm::attach_error& e) {
 
 struct registry_state {
   std::map<std::int32_t, observed> processes;  // by pid; ordered for listing
+  std::vector<caf::actor> subscribers;  // gateway connections: START/END announcements
   static inline const char* name = "process_registry";
 };
 
 namespace {
 
+// A refused process command: a caf::error for DYPER, a DYPATCH_REPLY with ERROR for DYPATCH.
+caf::message refusal(const process_command& c, dm_error code, const std::string& reason) {
+  if (c.dypatch) return caf::make_message(process_command_reply{true, error_code_name(code), reason});
+  return caf::make_message(make_dm_error(code, reason));
+}
+
+caf::message answer(const process_command& c, std::string body) {
+  return caf::make_message(process_command_reply{c.dypatch, "", std::move(body)});
+}
+
+using registry_actor = caf::stateful_actor<registry_state>*;
+
+// INSTRUMENT: attach or detach the frames through this registry's own ATTACH/DETACH, then
+// reply when it took effect. Inserting into an attached process (or removing from a
+// detached one) changes nothing and replies at once.
+caf::result<caf::message> instrument(registry_actor self, const process_command& c, bool insert) {
+  auto& p = self->state.processes.at(c.pid);
+  auto patched = [c] {
+    return answer(c, "<PATCH TIME='" + std::to_string(epoch_now_ms()) + "'/>");
+  };
+  bool attached = p.attached;
+  if (insert == attached) return patched();
+  auto rp = self->make_response_promise<caf::message>();
+  auto done = [=](process_info&) mutable { rp.deliver(patched()); };
+  auto failed = [=](caf::error& e) mutable {
+    rp.deliver(refusal(c, dm_error_code(e), dm_error_reason(e)));
+  };
+  if (insert)
+    self->request(caf::actor_cast<caf::actor>(self), std::chrono::seconds(60),
+                  attach_request{c.pid, {}, false, 0, 0})
+        .then(done, failed);
+  else
+    self->request(caf::actor_cast<caf::actor>(self), std::chrono::seconds(60),
+                  detach_request{c.pid})
+        .then(done, failed);
+  return rp;
+}
+
+// REPORT: the process's frame counts (from its ingest actor while it runs) and the metric
+// instances the data manager's STATUS lists for it.
+// Collects the report of process `pid` (its frame counts, from its ingest actor while it
+// runs, and the metric instances the data manager's STATUS lists for it), then calls
+// done(body) or failed(reason).
+template <class Done, class Failed>
+void collect_report(registry_actor self, caf::actor dm, std::int32_t pid, Done done,
+                    Failed failed) {
+  auto& p = self->state.processes.at(pid);
+  auto info = p.info;
+  auto with_frames = [=](std::vector<frame_type_stats> frames) mutable {
+    self->request(dm, std::chrono::seconds(30), status_query{})
+        .then([=](status_info& status) mutable { done(process_report(info, frames, status)); },
+              [=](caf::error& e) mutable {
+                failed("the data manager's status: " + dm_error_reason(e));
+              });
+  };
+  if (!p.ingest) {
+    with_frames(p.last.frame_types);
+  } else {
+    auto last = p.last.frame_types;
+    self->request(p.ingest, std::chrono::seconds(10), frames_stats_query{})
+        .then([=](frames_stats& s) mutable { with_frames(s.frame_types); },
+              [=](caf::error&) mutable { with_frames(last); });  // it ended meanwhile
+  }
+}
+
+caf::result<caf::message> report(registry_actor self, caf::actor dm, const process_command& c) {
+  auto rp = self->make_response_promise<caf::message>();
+  collect_report(
+      self, dm, c.pid, [=](std::string body) mutable { rp.deliver(answer(c, std::move(body))); },
+      [=](std::string reason) mutable {
+        rp.deliver(refusal(c, dm_error::internal, std::move(reason)));
+      });
+  return rp;
+}
+
+using report_tick_atom = caf::atom_constant<caf::atom("rpttick")>;
+
+// REPORTTIME > 0: the next periodic report of `pid` in that many ms, unless one is due already.
+void schedule_report(registry_actor self, std::int32_t pid) {
+  auto& p = self->state.processes.at(pid);
+  auto ms = std::stoll(p.commands.variables.at("REPORTTIME"));
+  if (ms <= 0 || p.report_scheduled || !p.ingest) return;
+  p.report_scheduled = true;
+  self->delayed_send(self, std::chrono::milliseconds(ms), report_tick_atom::value, pid);
+}
+
+// A periodic report, `<DYPER REPORT='pid' TIME='ms'>…</DYPER>` to every gateway connection.
+void periodic_report(registry_actor self, caf::actor dm, std::int32_t pid) {
+  auto i = self->state.processes.find(pid);
+  if (i == self->state.processes.end()) return;
+  i->second.report_scheduled = false;
+  if (std::stoll(i->second.commands.variables.at("REPORTTIME")) <= 0 || !i->second.ingest) return;
+  collect_report(
+      self, dm, pid,
+      [=](std::string body) {
+        process_announcement a{"<DYPER REPORT='" + std::to_string(pid) + "' TIME='" +
+                               std::to_string(epoch_now_ms()) + "'>" + body + "</DYPER>"};
+        for (auto& s : self->state.subscribers) self->send(s, a);
+        schedule_report(self, pid);
+      },
+      [=](std::string) { schedule_report(self, pid); });
+}
+
+caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const process_command& c) {
+  auto i = self->state.processes.find(c.pid);
+  if (i == self->state.processes.end())
+    return refusal(c, dm_error::unknown_target,
+                   "no process '" + std::to_string(c.pid) + "' is known");
+  process_command_outcome out;
+  try {
+    out = run_process_command(i->second.commands, i->second.info, c);
+  } catch (const process_command_error& e) {
+    return refusal(c, e.code, e.what());
+  } catch (const std::exception& e) {
+    return refusal(c, dm_error::internal, e.what());
+  }
+  switch (out.follow_up) {
+    case process_command_outcome::attach: return instrument(self, c, true);
+    case process_command_outcome::detach: return instrument(self, c, false);
+    case process_command_outcome::report: return report(self, dm, c);
+    case process_command_outcome::none: break;
+  }
+  if (!c.dypatch && c.command == "SET") schedule_report(self, c.pid);
+  return answer(c, std::move(out.body));
+}
+
 caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, caf::actor dm,
                                      ingest_options options, native_options native_opts) {
+  auto announce = [=](const char* what, std::int32_t pid) {
+    process_announcement a{"<DYPER " + std::string(what) + "='" + std::to_string(pid) + "'/>"};
+    for (auto& s : self->state.subscribers) self->send(s, a);
+  };
   self->set_down_handler([=](caf::down_msg& x) {
+    auto& subs = self->state.subscribers;
+    subs.erase(std::remove_if(subs.begin(), subs.end(),
+                              [&](const caf::actor& s) { return s.address() == x.source; }),
+               subs.end());
     for (auto& [pid, p] : self->state.processes) {
       if (p.ingest && p.ingest.address() == x.source) {
         p.ingest = nullptr;
+        if (p.attached) announce("END", pid);  // it exited (a DETACH announced already)
         p.attached = false;
       }
       if (p.native && p.native.address() == x.source) p.native = nullptr;
@@ -91,7 +231,10 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
   return {
     [=](attach_request& x) -> caf::result<process_info> {
       auto& st = self->state;
-      if (auto i = st.processes.find(x.pid); i != st.processes.end() && i->second.ingest)
+      // A detached process may be attached again while its old ingest actor still reads
+      // what was written before the detach.
+      if (auto i = st.processes.find(x.pid);
+          i != st.processes.end() && i->second.attached)
         return make_dm_error(dm_error::not_allowed,
                              "process " + std::to_string(x.pid) + " is attached already");
       shm::attachment attached;
@@ -136,7 +279,11 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       auto pid = x.pid;
       auto rp = self->make_response_promise<process_info>();
       self->request(ingest, std::chrono::seconds(60), ingest_start_atom::value)
-          .then([=](ok_reply) mutable { rp.deliver(info); },
+          .then([=](ok_reply) mutable {
+                  rp.deliver(info);
+                  announce("START", pid);
+                  schedule_report(self, pid);  // REPORTTIME set before a re-attach
+                },
                 [=](caf::error& e) mutable {
                   self->send_exit(ingest, caf::exit_reason::user_shutdown);
                   try {
@@ -166,6 +313,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                   info.watched = j->second.info.watched;
                 }
                 rp.deliver(info);
+                announce("END", pid);
               },
               [=](caf::error& e) mutable { rp.deliver(e); });
       return rp;
@@ -255,6 +403,14 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         if (auto i = self->state.processes.find(t.pid); i != self->state.processes.end()) {
           i->second.last.frame_types.push_back(t);
         }
+    },
+    [=](process_command& c) -> caf::result<caf::message> {
+      return run_command(self, dm, c);
+    },
+    [=](report_tick_atom, std::int32_t pid) { periodic_report(self, dm, pid); },
+    [=](process_announcements& x) {
+      self->monitor(x.subscriber);
+      self->state.subscribers.push_back(x.subscriber);
     },
     [=](list_processes) {
       process_list out;

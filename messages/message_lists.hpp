@@ -5,6 +5,7 @@
 
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/process_messages.hpp"
 
 namespace perfdm {
@@ -23,7 +24,7 @@ using reply_types = type_list<metric_info, resource_info, phase_info, metric_lis
                               phase_list, stream_opened, ok_reply, samples_ack, mi_info,
                               histogram_data, status_info, samplerate_info, log_written,
                               process_info, process_list, frames_stats, pong, who_reply,
-                              cpu_profile_report, stacks_report>;
+                              cpu_profile_report, stacks_report, process_command_reply>;
 using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
                               new_metric_event, new_resource_event>;
 

@@ -3,6 +3,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/source_messages.hpp"
 
@@ -86,6 +87,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(stack_entry);
   PERFDM_REGISTER(thread_entry);
   PERFDM_REGISTER(stacks_report);
+  PERFDM_REGISTER(process_command);
+  PERFDM_REGISTER(process_command_reply);
+  PERFDM_REGISTER(process_announcements);
+  PERFDM_REGISTER(process_announcement);
 #undef PERFDM_REGISTER
   cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
                                                const caf::message& ctx) {

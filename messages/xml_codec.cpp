@@ -28,6 +28,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/message_lists.hpp"
 #include "messages/native_messages.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/process_messages.hpp"
 
 namespace perfdm {
@@ -602,6 +603,25 @@ const command_entry dm_commands[] = {
     {"STACKS", parse_process_command<stacks_request>},
 };
 
+std::string inner_xml(const xml_node* n);  // in the printing section
+
+// A request for a process: `<DYPER PID='pid' COMMAND>` or `<DYPATCH PID='pid' COMMAND>`.
+// The command reads its own argument (actors/process_commands.cpp), so the envelope's
+// content is kept as XML text; whether the pid is a known process is the registry's call.
+caf::message parse_process_command(const xml_node* root, const parsed_request& out,
+                                   bool dypatch) {
+  attributes envelope(root, {"PID", "COMMAND"});
+  auto id = parse_id(out.target);
+  if (!id || *id == 0 || *id > static_cast<std::uint64_t>(INT32_MAX))
+    fail(dm_error::unknown_target, "no process " + quoted(out.target) + " is known");
+  process_command c;
+  c.pid = static_cast<std::int32_t>(*id);
+  c.dypatch = dypatch;
+  c.command = out.command;
+  c.argument = std::string(trim(inner_xml(root)));
+  return caf::make_message(std::move(c));
+}
+
 // The envelope `<DYPER PID COMMAND>` around one argument element.
 void parse_envelope(const xml_node* root, parsed_request& out) {
   // PID and COMMAND are taken before anything is judged, so that even a refused request's
@@ -610,10 +630,12 @@ void parse_envelope(const xml_node* root, parsed_request& out) {
   auto* cmd = root->first_attribute("COMMAND", 7, false);
   if (pid != nullptr) out.target = value_of(pid);
   if (cmd != nullptr) out.command = upper_case(value_of(cmd));
-  if (!iequals(name_of(root), "DYPER"))
-    fail(dm_error::unknown_command, "requests are <DYPER PID='..' COMMAND='..'> elements; " +
-                                        tag(name_of(root)) + " requests are not supported");
-  if (cmd != nullptr && out.command == "WHO") {
+  bool dypatch = iequals(name_of(root), "DYPATCH");
+  if (!iequals(name_of(root), "DYPER") && !dypatch)
+    fail(dm_error::unknown_command,
+         "requests are <DYPER PID='..' COMMAND='..'> or <DYPATCH ..> elements; " +
+             tag(name_of(root)) + " requests are not supported");
+  if (!dypatch && cmd != nullptr && out.command == "WHO") {
     // WHO is for any target, and DyPer sends it without PID (`<DYPER COMMAND='WHO'/>`).
     attributes envelope(root, {"PID", "COMMAND"});
     out.request = no_argument<who_request>(argument_of(root, out.command), out.command);
@@ -621,8 +643,10 @@ void parse_envelope(const xml_node* root, parsed_request& out) {
   }
   if (pid == nullptr) bad_argument("the request has no PID attribute naming its target");
   if (cmd == nullptr) bad_argument("the request has no COMMAND attribute");
-  if (!iequals(out.target, "DM"))
-    fail(dm_error::unknown_target, "no process " + quoted(out.target) + " is known");
+  if (dypatch || !iequals(out.target, "DM")) {
+    out.request = parse_process_command(root, out, dypatch);
+    return;
+  }
   attributes envelope(root, {"PID", "COMMAND"});  // refuses unknown or repeated attributes
   for (auto& c : dm_commands)
     if (out.command == c.name) {
@@ -654,9 +678,44 @@ void append_escaped(std::string& out, std::string_view s) {
   }
 }
 
-std::string escaped(std::string_view s) {
+}  // namespace
+
+std::string xml_escaped(std::string_view s) {
   std::string out;
   append_escaped(out, s);
+  return out;
+}
+
+namespace {
+
+std::string escaped(std::string_view s) {
+  return xml_escaped(s);
+}
+
+// The content of an element as XML text (elements, their attributes and text, escaped
+// again), for the process commands that read their argument themselves.
+std::string inner_xml(const xml_node* n) {
+  std::string out;
+  for (auto* c = n->first_node(); c != nullptr; c = c->next_sibling()) {
+    if (c->type() == rapidxml::node_data || c->type() == rapidxml::node_cdata) {
+      append_escaped(out, {c->value(), c->value_size()});
+    } else if (c->type() == rapidxml::node_element) {
+      out += '<';
+      out += name_of(c);
+      for (auto* a = c->first_attribute(); a != nullptr; a = a->next_attribute()) {
+        out += ' ';
+        out += name_of(a);
+        out += "='";
+        append_escaped(out, value_of(a));
+        out += '\'';
+      }
+      out += '>';
+      out += inner_xml(c);
+      out += "</";
+      out += name_of(c);
+      out += '>';
+    }
+  }
   return out;
 }
 
@@ -825,17 +884,17 @@ printed_request request_parts(const ping&) {
 printed_request request_parts(const who_request&) {
   return {"WHO", ""};
 }
-printed_request process_command(const char* command, std::int32_t pid) {
+printed_request pid_command(const char* command, std::int32_t pid) {
   return {command, element("PROCESS").count("PID", static_cast<std::uint64_t>(pid)).leaf()};
 }
-printed_request request_parts(const watch_request& x) { return process_command("WATCH", x.pid); }
+printed_request request_parts(const watch_request& x) { return pid_command("WATCH", x.pid); }
 printed_request request_parts(const unwatch_request& x) {
-  return process_command("UNWATCH", x.pid);
+  return pid_command("UNWATCH", x.pid);
 }
 printed_request request_parts(const profile_request& x) {
-  return process_command("PROFILE", x.pid);
+  return pid_command("PROFILE", x.pid);
 }
-printed_request request_parts(const stacks_request& x) { return process_command("STACKS", x.pid); }
+printed_request request_parts(const stacks_request& x) { return pid_command("STACKS", x.pid); }
 printed_request request_parts(const data_request& x) {
   return {"DATA", element("DATA").id("MI", x.mi).text("PHASE", phase_text(x.phase)).leaf()};
 }
@@ -1029,6 +1088,11 @@ std::string reply_body(const stacks_report& x) {
       .number("TIME", x.time)
       .wrap(join(x.threads, "", thread));
 }
+// Printed with its own envelope by print_reply; listed for the gateway's reply handlers.
+std::string reply_body(const process_command_reply& x) {
+  return x.body;
+}
+
 std::string reply_body(const samplerate_info& x) {
   return element("SAMPLERATE").number("INTERVAL", x.interval).leaf();
 }
@@ -1188,6 +1252,12 @@ parsed_request parse_request(std::string_view text) {
 }
 
 std::string print_request(const std::string& target, const caf::message& request) {
+  if (request.match_elements<process_command>()) {
+    auto& c = request.get_as<process_command>(0);
+    element envelope(c.dypatch ? "DYPATCH" : "DYPER");
+    envelope.text("PID", target).text("COMMAND", c.command);
+    return c.argument.empty() ? envelope.leaf() : envelope.wrap(c.argument);
+  }
   std::string out;
   visit(request_types{}, request, [&](const auto& x) {
     auto [command, argument] = request_parts(x);
@@ -1200,6 +1270,13 @@ std::string print_request(const std::string& target, const caf::message& request
 
 std::string print_reply(const std::string& target, const caf::message& reply) {
   if (reply.match_elements<caf::error>()) return print_error(target, reply.get_as<caf::error>(0));
+  if (reply.match_elements<process_command_reply>()) {
+    auto& r = reply.get_as<process_command_reply>(0);
+    element envelope(r.dypatch ? "DYPATCH_REPLY" : "DYPER_REPLY");
+    envelope.text("ID", target);
+    if (!r.error.empty()) return envelope.text("ERROR", r.error).wrap(escaped(r.body));
+    return envelope.wrap(r.body);
+  }
   std::string body;
   if (!visit(reply_types{}, reply, [&](const auto& x) { body = reply_body(x); }))
     return print_error(target,

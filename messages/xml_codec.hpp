@@ -39,6 +39,10 @@ std::string print_event(const caf::message& event);
 // `s` without the spaces, tabs, CRs and LFs around it (request lines and XML text).
 std::string_view trim(std::string_view s);
 
+// Text escaped for an XML attribute value or element text (one line: line breaks become
+// character references).
+std::string xml_escaped(std::string_view s);
+
 // Shortest round-trip decimal form of a number; `nan`, `inf`, `-inf` for the others.
 std::string format_number(double x);
 

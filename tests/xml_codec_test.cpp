@@ -298,10 +298,13 @@ TEST_CASE("more than one root element is BAD_XML", "[xml]") {
 }
 
 TEST_CASE("an unknown root element or command is UNKNOWN_COMMAND", "[xml]") {
-  auto p = parse_request("<DYPATCH PID='DM' COMMAND='PING'/>");
+  auto p = parse_request("<DYPATCHER PID='DM' COMMAND='PING'/>");
   REQUIRE(p.error);
   CHECK(dm_error_code(p.error) == dm_error::unknown_command);
   CHECK(p.target == "DM");  // still addressed, so the error reply carries the target
+  // DYPATCH is for a process, never for the data manager.
+  auto d = parse_request("<DYPATCH PID='DM' COMMAND='PING'/>");
+  CHECK(dm_error_code(d.error) == dm_error::unknown_target);
   check_error("<FOO/>", dm_error::unknown_command, "<FOO>");
   check_error(dm("FROB"), dm_error::unknown_command, "'FROB'");
   check_error(dm(""), dm_error::unknown_command);
@@ -665,10 +668,10 @@ TEST_CASE("print_error writes code and escaped reason", "[xml]") {
   CHECK(print_error("DM", make_dm_error(dm_error::internal, "two\nlines")) ==
         "<DYPER_REPLY ID='DM' ERROR='INTERNAL'>two&#10;lines</DYPER_REPLY>");
   // Errors from the parser print with their code.
-  auto p = parse_request("<DYPER PID='7' COMMAND='PING'/>");
+  auto p = parse_request("<DYPER PID='x7' COMMAND='PING'/>");
   CHECK(
       print_error(p.target, p.error) ==
-      "<DYPER_REPLY ID='7' ERROR='UNKNOWN_TARGET'>no process &apos;7&apos; is known</DYPER_REPLY>");
+      "<DYPER_REPLY ID='x7' ERROR='UNKNOWN_TARGET'>no process &apos;x7&apos; is known</DYPER_REPLY>");
   CHECK(print_error("DM", make_dm_error(dm_error::limit, "x")).find("ERROR='LIMIT'") !=
         std::string::npos);
 }

@@ -1,0 +1,684 @@
+#include "actors/process_commands.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <rapidxml/rapidxml.hpp>
+#include <sstream>
+
+#include "messages/xml_codec.hpp"
+#include "shm/codegen.hpp"
+#include "shm/schema.hpp"
+#include "shm/shm_error.hpp"
+
+namespace perfdm {
+
+namespace {
+
+using xml_node = rapidxml::xml_node<char>;
+
+[[noreturn]] void refuse(dm_error code, const std::string& reason) {
+  throw process_command_error(code, reason);
+}
+[[noreturn]] void bad_argument(const std::string& reason) {
+  refuse(dm_error::bad_argument, reason);
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return s;
+}
+
+std::string attr(const std::string& key, const std::string& value) {
+  return " " + key + "='" + xml_escaped(value) + "'";
+}
+
+// ---------------------------------------------------------------------------------------
+// The argument: the envelope's content, parsed again inside a wrapper element.
+
+class argument {
+ public:
+  explicit argument(const std::string& text) : buffer_(text.begin(), text.end()) {
+    static const std::string open = "<A>", close = "</A>";
+    buffer_.insert(buffer_.begin(), open.begin(), open.end());
+    buffer_.insert(buffer_.end(), close.begin(), close.end());
+    buffer_.push_back('\0');
+    doc_ = std::make_unique<rapidxml::xml_document<char>>();
+    try {
+      doc_->parse<rapidxml::parse_validate_closing_tags>(buffer_.data());
+    } catch (const rapidxml::parse_error& e) {
+      refuse(dm_error::bad_xml, std::string("the argument is not XML: ") + e.what());
+    }
+    root_ = doc_->first_node();
+  }
+
+  // The one argument element, or null when there is none.
+  const xml_node* element() const {
+    const xml_node* out = nullptr;
+    for (auto* c = root_->first_node(); c != nullptr; c = c->next_sibling())
+      if (c->type() == rapidxml::node_element) {
+        if (out != nullptr) bad_argument("the command takes one argument element");
+        out = c;
+      }
+    return out;
+  }
+  // The argument element, which must be one of `names`.
+  const xml_node* element(std::initializer_list<const char*> names, bool required) const {
+    auto* e = element();
+    if (e == nullptr) {
+      if (required)
+        bad_argument("the command needs an argument element <" + std::string(*names.begin()) + ">");
+      return nullptr;
+    }
+    for (auto* n : names)
+      if (upper(e->name()) == n) return e;
+    bad_argument(std::string("the command does not take <") + e->name() + ">");
+  }
+  // The text content (for DIRECTORY); an element there is refused.
+  std::string text() const {
+    if (element() != nullptr) bad_argument("the command takes text, not an element");
+    return root_->value();
+  }
+
+ private:
+  std::vector<char> buffer_;
+  std::unique_ptr<rapidxml::xml_document<char>> doc_;
+  const xml_node* root_ = nullptr;
+};
+
+// An attribute by case-insensitive name; nullptr when absent.
+const char* find_attr(const xml_node* n, const char* name) {
+  auto* a = n->first_attribute(name, 0, false);
+  return a ? a->value() : nullptr;
+}
+std::string need_attr(const xml_node* n, const char* name) {
+  if (auto* v = find_attr(n, name)) return v;
+  bad_argument(std::string("<") + n->name() + "> needs the attribute " + name);
+}
+
+std::optional<bool> parse_flag(std::string s) {
+  s = upper(s);
+  if (s == "TRUE" || s == "T" || s == "1" || s == "YES") return true;
+  if (s == "FALSE" || s == "F" || s == "0" || s == "NO") return false;
+  return std::nullopt;
+}
+bool flag_attr(const xml_node* n, const char* name, bool fallback) {
+  auto* v = find_attr(n, name);
+  if (v == nullptr) return fallback;
+  if (auto b = parse_flag(v)) return *b;
+  bad_argument(std::string("<") + n->name() + "> " + name + "='" + v +
+               "' is not a boolean (true/false/t/f/1/0)");
+}
+
+// Children elements named `name` (case-insensitively); others are refused.
+std::vector<const xml_node*> children(const xml_node* n, std::initializer_list<const char*> names) {
+  std::vector<const xml_node*> out;
+  for (auto* c = n->first_node(); c != nullptr; c = c->next_sibling()) {
+    if (c->type() != rapidxml::node_element) continue;
+    bool known = false;
+    for (auto* x : names) known = known || upper(c->name()) == x;
+    if (!known) bad_argument(std::string("<") + n->name() + "> does not hold <" + c->name() + ">");
+    out.push_back(c);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// SET/GET variables (ANCHORS.md: DyPer's names and defaults).
+
+enum class var_kind { integer, boolean, fraction };
+struct variable {
+  const char* name;
+  var_kind kind;
+  const char* fallback;
+};
+const variable variables[] = {
+    {"CHECKTIME", var_kind::integer, "10"},
+    {"DISABLETIME", var_kind::integer, "5000"},
+    {"REPORTTIME", var_kind::integer, "0"},
+    {"MAXDEPTH", var_kind::integer, "128"},
+    {"MONITOR", var_kind::boolean, "false"},
+    {"SHOWSTACK", var_kind::boolean, "false"},
+    {"CONTENTION", var_kind::boolean, "false"},
+    {"CPUTIME", var_kind::boolean, "false"},
+    {"FULLMONITORING", var_kind::boolean, "false"},
+    {"THREAD_DEFAULT", var_kind::boolean, "true"},
+    {"CLASS_DETAIL_MIN_TOTAL", var_kind::integer, "250"},
+    {"CLASS_DETAIL_MINIMUM", var_kind::integer, "10"},
+    {"CLASS_DETAIL_THRESHOLD", var_kind::fraction, "0.025"},
+    {"CLASS_DETAIL_STOP_THRESHOLD", var_kind::fraction, "0.005"},
+    {"METHOD_DETAIL_MIN_TOTAL", var_kind::integer, "250"},
+    {"METHOD_DETAIL_MINIMUM", var_kind::integer, "10"},
+    {"METHOD_DETAIL_THRESHOLD", var_kind::fraction, "0.025"},
+    {"METHOD_DETAIL_STOP_THRESHOLD", var_kind::fraction, "0.005"},
+};
+
+const variable& variable_named(const std::string& name) {
+  for (auto& v : variables)
+    if (upper(name) == v.name) return v;
+  bad_argument("unknown variable '" + name + "'");
+}
+
+// The canonical text of a value for `v`, or BAD_ARGUMENT.
+std::string canonical_value(const variable& v, const std::string& text) {
+  switch (v.kind) {
+    case var_kind::integer: {
+      std::int64_t x = 0;
+      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+      if (text.empty() || ec != std::errc{} || p != text.data() + text.size() || x < 0 ||
+          (std::string(v.name) == "MAXDEPTH" && x == 0))
+        bad_argument(std::string(v.name) + "='" + text + "' is not a " +
+                     (std::string(v.name) == "MAXDEPTH" ? "positive" : "non-negative") +
+                     " integer");
+      return std::to_string(x);
+    }
+    case var_kind::boolean:
+      if (auto b = parse_flag(text)) return *b ? "true" : "false";
+      bad_argument(std::string(v.name) + "='" + text + "' is not a boolean");
+    case var_kind::fraction: {
+      char* end = nullptr;
+      double x = text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos
+                     ? -1
+                     : std::strtod(text.c_str(), &end);
+      if (end != text.c_str() + text.size() || !std::isfinite(x) || x < 0 || x > 1)
+        bad_argument(std::string(v.name) + "='" + text + "' is not a number in [0, 1]");
+      return format_number(x);
+    }
+  }
+  bad_argument("unreachable");
+}
+
+std::string var_element(const std::string& name, const std::string& value) {
+  return "<VAR" + attr("NAME", name) + attr("VALUE", value) + "/>";
+}
+
+std::string run_set(process_command_state& st, const argument& arg) {
+  auto* e = arg.element({"SETTINGS", "VAR"}, true);
+  std::vector<const xml_node*> vars =
+      upper(e->name()) == "VAR" ? std::vector<const xml_node*>{e} : children(e, {"VAR"});
+  // Every value is checked before any is applied: a bad one leaves the settings as they were.
+  std::vector<std::pair<std::string, std::string>> checked;
+  for (auto* v : vars) {
+    auto& var = variable_named(need_attr(v, "NAME"));
+    checked.emplace_back(var.name, canonical_value(var, need_attr(v, "VALUE")));
+  }
+  std::string out;
+  for (auto& [name, value] : checked) {
+    st.variables[name] = value;
+    out += var_element(name, value);
+  }
+  return "<SETTINGS>" + out + "</SETTINGS>";
+}
+
+std::string run_get(const process_command_state& st, const argument& arg) {
+  auto* e = arg.element({"VAR", "SETTINGS"}, false);
+  std::vector<std::string> names;
+  if (e == nullptr) {
+    for (auto& v : variables) names.push_back(v.name);
+  } else {
+    auto vars = upper(e->name()) == "VAR" ? std::vector<const xml_node*>{e} : children(e, {"VAR"});
+    for (auto* v : vars) names.push_back(variable_named(need_attr(v, "NAME")).name);
+  }
+  if (e != nullptr && upper(e->name()) == "VAR")
+    return var_element(names[0], st.variables.at(names[0]));
+  std::string out;
+  for (auto& n : names) out += var_element(n, st.variables.at(n));
+  return "<SETTINGS>" + out + "</SETTINGS>";
+}
+
+// ---------------------------------------------------------------------------------------
+// Code classes.
+
+const char* const class_types[] = {"NORMAL", "SYSTEM", "IO", "SYSTEM_IO"};
+
+std::string class_type(const xml_node* n) {
+  auto t = upper(need_attr(n, "TYPE"));
+  for (auto* x : class_types)
+    if (t == x) return t;
+  bad_argument("TYPE='" + t + "' is not NORMAL, SYSTEM, IO or SYSTEM_IO");
+}
+
+std::string classes_element(const std::vector<code_class>& classes, const std::string& type,
+                            const std::string& prefix) {
+  std::string out;
+  for (auto& c : classes) {
+    if (!type.empty() && c.type != type) continue;
+    if (c.name.compare(0, prefix.size(), prefix) != 0) continue;
+    out += std::string(c.package ? "<PACKAGE" : "<CLASS") + attr("NAME", c.name) +
+           attr("TYPE", c.type) + "/>";
+  }
+  return "<CLASSES>" + out + "</CLASSES>";
+}
+
+void set_class(std::vector<code_class>& classes, code_class c) {
+  // A package setting replaces the class settings it covers (the seed's rule).
+  if (c.package)
+    classes.erase(std::remove_if(classes.begin(), classes.end(),
+                                 [&](const code_class& x) {
+                                   return !x.package &&
+                                          x.name.compare(0, c.name.size(), c.name) == 0;
+                                 }),
+                  classes.end());
+  for (auto& x : classes)
+    if (x.package == c.package && x.name == c.name) {
+      x.type = c.type;
+      return;
+    }
+  classes.push_back(std::move(c));
+}
+
+std::string run_classes(process_command_state& st, const argument& arg) {
+  auto* e = arg.element({"CLASSES"}, true);
+  auto entries = children(e, {"PACKAGE", "CLASS"});
+  bool clear = flag_attr(e, "CLEAR", false), clear_io = flag_attr(e, "CLEARIO", false),
+       clear_system = flag_attr(e, "CLEARSYSTEM", false);
+  std::vector<code_class> parsed;
+  for (auto* x : entries) {
+    auto name = need_attr(x, "NAME");
+    if (name.empty()) bad_argument("a class NAME is empty");
+    parsed.push_back({upper(x->name()) == "PACKAGE", name, class_type(x)});
+  }
+  auto& cs = st.classes;
+  if (clear) cs.clear();
+  cs.erase(std::remove_if(cs.begin(), cs.end(),
+                          [&](const code_class& c) {
+                            return (clear_io && (c.type == "IO" || c.type == "SYSTEM_IO")) ||
+                                   (clear_system && (c.type == "SYSTEM" || c.type == "SYSTEM_IO"));
+                          }),
+           cs.end());
+  for (auto& c : parsed) set_class(cs, c);
+  return classes_element(cs, "", "");
+}
+
+std::string run_getclasses(const process_command_state& st, const argument& arg) {
+  auto* e = arg.element({"MATCH"}, false);
+  std::string type, name;
+  if (e != nullptr) {
+    if (find_attr(e, "TYPE")) type = class_type(e);
+    if (auto* n = find_attr(e, "NAME")) name = n;
+  }
+  return classes_element(st.classes, type, name);
+}
+
+// ---------------------------------------------------------------------------------------
+// /proc.
+
+std::string proc_path(std::int32_t pid, const char* what) {
+  return "/proc/" + std::to_string(pid) + "/" + what;
+}
+
+std::string read_proc(std::int32_t pid, const char* what) {
+  std::ifstream in(proc_path(pid, what), std::ios::binary);
+  if (!in)
+    refuse(dm_error::not_allowed,
+           "cannot read " + proc_path(pid, what) + " (the process exited or is not ours)");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> split_nul(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    auto end = s.find('\0', start);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// The process start time in ns since the epoch: boot time + starttime ticks (/proc/PID/stat
+// field 22, counted after the parenthesised command name, which may hold spaces).
+std::int64_t start_time_ns(std::int32_t pid) {
+  auto stat = read_proc(pid, "stat");
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) refuse(dm_error::internal, "unreadable /proc/PID/stat");
+  std::istringstream fields(stat.substr(close + 2));
+  std::string f;
+  std::uint64_t ticks = 0;
+  for (int i = 3; i <= 22 && fields >> f; ++i)
+    if (i == 22) ticks = std::stoull(f);
+  std::ifstream sys("/proc/stat");
+  std::string line;
+  std::int64_t btime = 0;
+  while (std::getline(sys, line))
+    if (line.rfind("btime ", 0) == 0) btime = std::stoll(line.substr(6));
+  auto hz = static_cast<std::uint64_t>(sysconf(_SC_CLK_TCK));
+  return btime * 1'000'000'000 + static_cast<std::int64_t>(ticks * (1'000'000'000 / hz));
+}
+
+std::string run_whoru(const process_info& info) {
+  std::string out;
+  auto args = split_nul(read_proc(info.pid, "cmdline"));
+  out += "<EXECUTABLE>" + xml_escaped(info.executable) + "</EXECUTABLE>";
+  if (!args.empty()) out += "<START>" + xml_escaped(args[0]) + "</START>";
+  for (std::size_t i = 1; i < args.size(); ++i) out += "<ARG>" + xml_escaped(args[i]) + "</ARG>";
+  for (auto& e : split_nul(read_proc(info.pid, "environ"))) {
+    auto eq = e.find('=');
+    if (eq == std::string::npos) continue;
+    out += "<ENV" + attr("KEY", e.substr(0, eq)) + ">" + xml_escaped(e.substr(eq + 1)) + "</ENV>";
+  }
+  auto ns = start_time_ns(info.pid);
+  out += "<TIME" + attr("MILLIS", std::to_string(ns / 1'000'000)) +
+         attr("NANO", std::to_string(ns)) + "/>";
+  return out;
+}
+
+std::string base_name(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// CLASSMODEL: the executable and every file-backed object mapped, at its lowest address.
+std::string run_classmodel(const process_command_state& st, const process_info& info) {
+  std::istringstream maps(read_proc(info.pid, "maps"));
+  std::map<std::string, std::uint64_t> objects;
+  std::vector<std::string> order;
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream f(line);
+    std::string range, perms, offset, dev, inode, path;
+    f >> range >> perms >> offset >> dev >> inode;
+    std::getline(f >> std::ws, path);
+    if (path.empty() || path[0] != '/') continue;  // anonymous, [heap], [stack], [vdso]
+    std::uint64_t base = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    auto [i, added] = objects.emplace(path, base);
+    if (added)
+      order.push_back(path);
+    else
+      i->second = std::min(i->second, base);
+  }
+  std::string out = "<EXECUTABLE" + attr("NAME", info.executable) + "/>";
+  for (auto& path : order) {
+    char base[32];
+    std::snprintf(base, sizeof base, "0x%llx", static_cast<unsigned long long>(objects[path]));
+    out += "<OBJECT" + attr("NAME", path) + attr("BASE", base) +
+           attr("TYPE", classify(st.classes, base_name(path))) + "/>";
+  }
+  return "<CLASSMODEL>" + out + "</CLASSMODEL>";
+}
+
+std::vector<std::string> thread_ids(std::int32_t pid) {
+  std::vector<std::string> out;
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(opendir(proc_path(pid, "task").c_str()), closedir);
+  if (!dir) refuse(dm_error::not_allowed, "cannot read " + proc_path(pid, "task"));
+  while (auto* e = readdir(dir.get()))
+    if (e->d_name[0] != '.') out.push_back(e->d_name);
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
+    return std::stoll(a) < std::stoll(b);
+  });
+  return out;
+}
+
+// USETHREAD: stores the choices, then lists every live thread and every thread chosen.
+std::string run_usethread(process_command_state& st, const process_info& info,
+                          const argument& arg) {
+  auto* e = arg.element({"THREADS"}, false);
+  if (e != nullptr) {
+    std::vector<std::pair<std::string, bool>> choices;
+    for (auto* t : children(e, {"THREAD"})) {
+      auto id = need_attr(t, "ID");
+      if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+        bad_argument("THREAD ID='" + id + "' is not a thread id");
+      bool ignore = flag_attr(t, "IGNORE", false), use = flag_attr(t, "USE", false);
+      if (ignore && use) bad_argument("thread " + id + " is both IGNOREd and USEd");
+      if (ignore || use)
+        choices.emplace_back(id, use);
+      else
+        choices.emplace_back(id, st.variables.at("THREAD_DEFAULT") == "true");
+    }
+    for (auto& [id, use] : choices) st.threads[id] = use;
+  }
+  bool fallback = st.variables.at("THREAD_DEFAULT") == "true";
+  std::map<std::string, bool> shown = st.threads;
+  for (auto& id : thread_ids(info.pid)) shown.emplace(id, fallback);
+  std::vector<std::pair<std::string, bool>> sorted(shown.begin(), shown.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](auto& a, auto& b) { return std::stoll(a.first) < std::stoll(b.first); });
+  std::string out;
+  for (auto& [id, use] : sorted)
+    out += "<THREAD" + attr("ID", id) + attr("USE", use ? "true" : "false") + "/>";
+  return "<THREADS" + attr("DEFAULT", fallback ? "true" : "false") + ">" + out + "</THREADS>";
+}
+
+const char* const known_agents[] = {"frames"};
+
+std::string agents_element(const process_command_state& st) {
+  std::string out;
+  for (auto& a : st.agents) out += "<AGENT" + attr("CLASS", a) + "/>";
+  return "<AGENTS>" + out + "</AGENTS>";
+}
+
+std::string run_agent(process_command_state& st, const argument& arg) {
+  auto name = need_attr(arg.element({"AGENT"}, true), "CLASS");
+  if (std::none_of(std::begin(known_agents), std::end(known_agents),
+                   [&](const char* k) { return name == k; }))
+    bad_argument("unknown agent '" + name + "' (known: frames)");
+  if (std::find(st.agents.begin(), st.agents.end(), name) == st.agents.end())
+    st.agents.push_back(name);
+  return agents_element(st);
+}
+
+std::string run_setdetail(process_command_state& st, const argument& arg) {
+  auto* e = arg.element({"SETTINGS", "DETAIL"}, true);
+  auto items =
+      upper(e->name()) == "DETAIL" ? std::vector<const xml_node*>{e} : children(e, {"DETAIL"});
+  std::vector<detail_setting> parsed;
+  for (auto* d : items) {
+    auto item = need_attr(d, "ITEM");
+    if (!find_attr(d, "VALUE")) bad_argument("<DETAIL> needs the attribute VALUE");
+    auto* agent = find_attr(d, "AGENT");
+    parsed.push_back({item, agent ? agent : "", flag_attr(d, "VALUE", false)});
+  }
+  for (auto& p : parsed) {
+    auto i = std::find_if(st.details.begin(), st.details.end(), [&](const detail_setting& d) {
+      return d.item == p.item && d.agent == p.agent;
+    });
+    if (i != st.details.end())
+      i->value = p.value;
+    else
+      st.details.push_back(p);
+  }
+  std::string out;
+  for (auto& d : st.details)
+    out += "<DETAIL" + attr("ITEM", d.item) + attr("VALUE", d.value ? "true" : "false") +
+           attr("AGENT", d.agent) + "/>";
+  return "<SETTINGS>" + out + "</SETTINGS>";
+}
+
+process_command_outcome run_instrument(const argument& arg) {
+  auto* m = arg.element({"MODEL"}, true);
+  need_attr(m, "NAME");
+  if (!find_attr(m, "INSERT")) bad_argument("<MODEL> needs the attribute INSERT");
+  process_command_outcome out;
+  out.follow_up = flag_attr(m, "INSERT", false) ? process_command_outcome::attach
+                                                : process_command_outcome::detach;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// DYPATCH.
+
+std::string run_model(process_command_state& st, const argument& arg) {
+  auto* m = arg.element({"MODEL"}, true);
+  auto name = need_attr(m, "NAME");
+  if (name.empty() || name.find_first_of("/\\. ") != std::string::npos)
+    bad_argument("MODEL NAME='" + name + "' must be a plain file stem (no '/', '.', spaces)");
+  for (auto* c = m->first_node(); c != nullptr; c = c->next_sibling())
+    if (c->type() == rapidxml::node_element)
+      bad_argument("<MODEL> holds the schema as text, not <" + std::string(c->name()) + ">");
+  std::string text = m->value();
+  std::vector<shm::frame_layout> layouts;
+  try {
+    layouts = shm::parse_schema(text, name);
+  } catch (const shm::schema_error& e) {
+    bad_argument(e.what());
+  }
+  st.models[name] = text;
+  std::string out;
+  for (auto& l : layouts) out += "<FRAME" + attr("NAME", l.struct_name) + "/>";
+  return "<MODEL" + attr("NAME", name) + ">" + out + "</MODEL>";
+}
+
+std::string run_patch(process_command_state& st, const argument& arg) {
+  auto name = need_attr(arg.element({"PATCH"}, true), "MODEL");
+  auto m = st.models.find(name);
+  if (m == st.models.end()) bad_argument("no MODEL named '" + name + "' was given");
+  if (st.directory.empty()) bad_argument("no DIRECTORY was set for the generated files");
+  auto files = shm::generate_frames_code(shm::parse_schema(m->second, name), name, name);
+  std::string out;
+  try {
+    std::filesystem::create_directories(st.directory);
+    for (auto& [file, text] :
+         {std::pair{files.header_name, files.header}, std::pair{files.source_name, files.source}}) {
+      auto path = (std::filesystem::path(st.directory) / file).string();
+      std::ofstream f(path, std::ios::binary | std::ios::trunc);
+      f << text;
+      f.close();
+      if (!f) throw std::runtime_error("cannot write " + path);
+      out += "<FILE" + attr("NAME", path) + "/>";
+    }
+  } catch (const std::exception& e) {
+    refuse(dm_error::internal, e.what());
+  }
+  return "<PATCH" + attr("MODEL", name) + ">" + out + "</PATCH>";
+}
+
+process_command_outcome run_dypatch(process_command_state& st, const process_command& c) {
+  argument arg(c.argument);
+  process_command_outcome out;
+  if (c.command == "PING") {
+    arg.element({"NONE"}, false);
+    out.body = "PONG";
+  } else if (c.command == "MODEL") {
+    out.body = run_model(st, arg);
+  } else if (c.command == "DIRECTORY") {
+    auto dir = arg.text();
+    auto b = dir.find_first_not_of(" \t\r\n"), e = dir.find_last_not_of(" \t\r\n");
+    if (b == std::string::npos) bad_argument("DIRECTORY needs a directory as its text");
+    st.directory = dir.substr(b, e - b + 1);
+    out.body = "<DIRECTORY" + attr("NAME", st.directory) + "/>";
+  } else if (c.command == "PATCH") {
+    out.body = run_patch(st, arg);
+  } else {
+    refuse(dm_error::unknown_command,
+           "unknown DYPATCH command '" + c.command + "' (known: PING, MODEL, DIRECTORY, PATCH)");
+  }
+  return out;
+}
+
+}  // namespace
+
+process_command_state::process_command_state() {
+  for (auto& v : perfdm::variables) variables[v.name] = v.fallback;
+  // Native defaults: the C and C++ runtimes are system code; the libc entry points that
+  // wait on files and sockets are I/O.
+  for (auto* lib : {"libc.so", "libstdc++.so", "libm.so", "ld-linux", "libgcc_s", "libpthread"})
+    classes.push_back({true, lib, "SYSTEM"});
+  for (auto* fn : {"read", "write", "pread", "pwrite", "readv", "writev", "recv", "recvfrom",
+                   "recvmsg", "send", "sendto", "sendmsg", "poll", "ppoll", "select", "epoll_wait",
+                   "accept", "connect", "fsync"})
+    classes.push_back({false, fn, "IO"});
+}
+
+std::string classify(const std::vector<code_class>& classes, const std::string& name) {
+  const code_class* best = nullptr;
+  for (auto& c : classes) {
+    bool match = c.package ? name.compare(0, c.name.size(), c.name) == 0 : name == c.name;
+    // A whole name beats any prefix; a longer prefix beats a shorter one.
+    if (match && (best == nullptr || (!c.package && best->package) ||
+                  (c.package == best->package && c.name.size() > best->name.size())))
+      best = &c;
+  }
+  return best ? best->type : "NORMAL";
+}
+
+std::int64_t epoch_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+process_command_outcome run_process_command(process_command_state& st, const process_info& info,
+                                            const process_command& c) {
+  if (c.dypatch) return run_dypatch(st, c);
+  argument arg(c.argument);
+  process_command_outcome out;
+  const auto& cmd = c.command;
+  if (cmd == "PING") {
+    arg.element({"NONE"}, false);
+    out.body = "PONG";
+  } else if (cmd == "WHORU") {
+    out.body = run_whoru(info);
+  } else if (cmd == "SET") {
+    out.body = run_set(st, arg);
+  } else if (cmd == "GET") {
+    out.body = run_get(st, arg);
+  } else if (cmd == "CLEAR") {
+    if (auto* e = arg.element({"CLEAR"}, false); e != nullptr)
+      if (auto* a = find_attr(e, "AGENT");
+          a != nullptr && std::find(st.agents.begin(), st.agents.end(), a) == st.agents.end())
+        bad_argument(std::string("no agent '") + a + "' was added");
+    out.body = std::to_string(epoch_now_ms());
+  } else if (cmd == "CLASSES") {
+    out.body = run_classes(st, arg);
+  } else if (cmd == "GETCLASSES") {
+    out.body = run_getclasses(st, arg);
+  } else if (cmd == "CLASSMODEL") {
+    arg.element({"OPTIONS"}, false);
+    out.body = run_classmodel(st, info);
+  } else if (cmd == "USETHREAD") {
+    out.body = run_usethread(st, info, arg);
+  } else if (cmd == "AGENT") {
+    out.body = run_agent(st, arg);
+  } else if (cmd == "INSTRUMENT") {
+    out = run_instrument(arg);
+  } else if (cmd == "SETDETAIL") {
+    out.body = run_setdetail(st, arg);
+  } else if (cmd == "REPORT") {
+    if (auto* e = arg.element({"REPORT"}, false); e != nullptr)
+      if (auto* t = find_attr(e, "TYPE"); t != nullptr && upper(t) != "ALL")
+        bad_argument(std::string("REPORT TYPE='") + t + "' is not ALL");
+    out.follow_up = process_command_outcome::report;
+  } else {
+    refuse(dm_error::unknown_command,
+           "unknown command '" + cmd + "' for process " + std::to_string(info.pid));
+  }
+  return out;
+}
+
+std::string process_report(const process_info& info, const std::vector<frame_type_stats>& frames,
+                           const status_info& status) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count();
+  std::string out = "<MONITOR" + attr("TIME", std::to_string(ns / 1'000'000)) +
+                    attr("NANO", std::to_string(ns)) + attr("PROCESS", info.resource) +
+                    attr("ACTIVE", info.active ? "true" : "false") + ">";
+  out += "<METRICS>";
+  for (auto& mi : status.mis)
+    if (mi.focus.find(info.resource) != std::string::npos)
+      out += "<MI" + attr("ID", std::to_string(mi.id.id)) + attr("METRIC", mi.metric) +
+             attr("FOCUS", mi.focus) + attr("COLLECTING", mi.collecting ? "true" : "false") + "/>";
+  out += "</METRICS><FRAMES>";
+  for (auto& t : frames)
+    if (t.pid == info.pid)
+      out += "<FRAMETYPE" + attr("NAME", t.frame_type) + attr("FRAMES", std::to_string(t.frames)) +
+             attr("LOST", std::to_string(t.lost)) + attr("TORN", std::to_string(t.torn)) +
+             attr("LATE", std::to_string(t.late)) + "/>";
+  return out + "</FRAMES></MONITOR>";
+}
+
+}  // namespace perfdm

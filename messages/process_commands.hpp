@@ -1,0 +1,46 @@
+// DyPer's per-process commands (`<DYPER PID='pid' COMMAND=..>`) and DYPATCH requests
+// (`<DYPATCH PID='pid' COMMAND=..>`). The codec keeps their argument as XML text: each
+// command reads its own argument (actors/process_commands.cpp), so the codec stays one
+// envelope rule for every process command.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <cstdint>
+#include <string>
+
+#include "messages/inspect_macros.hpp"
+
+namespace perfdm {
+
+// A request for one process, known by the pid it was ATTACHed as.
+struct process_command {
+  std::int32_t pid = 0;
+  bool dypatch = false;  // a DYPATCH request (reply element DYPATCH_REPLY)
+  std::string command;   // upper case
+  std::string argument;  // the envelope's content as XML text; "" when empty
+};
+
+// The answer: `<DYPER_REPLY ID='pid'>body</DYPER_REPLY>` (DYPATCH_REPLY for DYPATCH). A
+// failed DYPATCH request comes back as this with `error` set (a failed DYPER request comes
+// back as a caf::error), so that both are answered in their own reply element.
+struct process_command_reply {
+  bool dypatch = false;
+  std::string error;  // the error code name, e.g. "BAD_ARGUMENT"; "" on success
+  std::string body;   // XML, or the reason when `error` is set
+};
+
+// A gateway connection asks for DyPer's unsolicited process messages: `<DYPER START='pid'/>`
+// when a process is attached, `<DYPER END='pid'/>` when it is detached or exits.
+struct process_announcements {
+  caf::actor subscriber;
+};
+struct process_announcement {
+  std::string xml;
+};
+
+PERFDM_INSPECT(process_announcements, x.subscriber)
+PERFDM_INSPECT(process_announcement, x.xml)
+PERFDM_INSPECT(process_command, x.pid, x.dypatch, x.command, x.argument)
+PERFDM_INSPECT(process_command_reply, x.dypatch, x.error, x.body)
+
+}  // namespace perfdm

@@ -1,0 +1,119 @@
+// DyPer's process commands and DYPATCH over a real socket: a `perfdm engine --listen`
+// process, the bundled workload attached through the gateway, requests on 127.0.0.1.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <regex>
+
+#include "tests/gateway_test_support.hpp"
+
+using namespace perfdm;
+using namespace perfdm::gateway_test;
+
+namespace {
+
+// The bundled workload, running until the test ends.
+struct running_workload {
+  running_workload() {
+    int out[2];
+    REQUIRE(pipe(out) == 0);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      ::close(out[0]);
+      execl(PERFDM_WORKLOAD, PERFDM_WORKLOAD, "0", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    ::close(out[1]);
+    char c = 0;
+    std::string line;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    ::close(out[0]);
+    REQUIRE(line == std::to_string(pid));
+  }
+  ~running_workload() {
+    ::kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  pid_t pid = -1;
+};
+
+}  // namespace
+
+TEST_CASE("gateway: process commands and DYPATCH for an attached process",
+          "[gateway][process_commands]") {
+  running_workload w;
+  engine_process engine("proccmd");
+  client c(engine.port());
+  auto pid = std::to_string(w.pid);
+  auto to_process = [&](const std::string& command, const std::string& arg = "",
+                        const std::string& envelope = "DYPER") {
+    return c.ask("<" + envelope + " PID='" + pid + "' COMMAND='" + command + "'>" + arg + "</" +
+                 envelope + ">");
+  };
+  CHECK_THAT(to_process("PING"),
+             Catch::StartsWith("<DYPER_REPLY ID='" + pid + "' ERROR='UNKNOWN_TARGET'"));
+  // Every connection hears of processes attached and detached; the PING answered means this
+  // connection is registered before the ATTACH below.
+  client watcher(engine.port());
+  REQUIRE(watcher.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
+  REQUIRE_THAT(c.ask(dm("ATTACH", "<PROCESS PID='" + pid + "'/>")),
+               Catch::Contains("FRAMES='work'"));
+  auto start = watcher.next();
+  CHECK(start.kind == dyper_frame::message);
+  CHECK(start.text == "<DYPER START='" + pid + "'/>");
+
+  CHECK(to_process("PING") == "<DYPER_REPLY ID='" + pid + "'>PONG</DYPER_REPLY>");
+  CHECK(to_process("PING", "", "DYPATCH") ==
+        "<DYPATCH_REPLY ID='" + pid + "'>PONG</DYPATCH_REPLY>");
+  CHECK_THAT(to_process("WHORU"), Catch::Contains("<ARG>0</ARG>"));
+  CHECK_THAT(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='soon'/>"),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK(to_process("SET", "<VAR NAME='CHECKTIME' VALUE='40'/>") ==
+        "<DYPER_REPLY ID='" + pid +
+            "'><SETTINGS><VAR NAME='CHECKTIME' VALUE='40'/></SETTINGS></DYPER_REPLY>");
+  CHECK(to_process("GET", "<VAR NAME='CHECKTIME'/>") ==
+        "<DYPER_REPLY ID='" + pid + "'><VAR NAME='CHECKTIME' VALUE='40'/></DYPER_REPLY>");
+  CHECK_THAT(to_process("FROB"), Catch::Contains("ERROR='UNKNOWN_COMMAND'"));
+  CHECK_THAT(to_process("MODEL", "<MODEL NAME='m'>struct {</MODEL>", "DYPATCH"),
+             Catch::StartsWith("<DYPATCH_REPLY ID='" + pid + "' ERROR='BAD_ARGUMENT'>m:1:"));
+  CHECK(std::regex_match(
+      to_process("REPORT"),
+      std::regex("<DYPER_REPLY ID='" + pid + "'><MONITOR .*</MONITOR></DYPER_REPLY>")));
+  // A second connection sees the same process state: it is the engine's, not the connection's.
+  client other(engine.port());
+  CHECK(other.ask("<DYPER PID='" + pid + "' COMMAND='GET'><VAR NAME='CHECKTIME'/></DYPER>") ==
+        "<DYPER_REPLY ID='" + pid + "'><VAR NAME='CHECKTIME' VALUE='40'/></DYPER_REPLY>");
+  CHECK_THAT(c.ask("<DYPER PID='1' COMMAND='PING'/>"), Catch::Contains("ERROR='UNKNOWN_TARGET'"));
+  // REPORTTIME > 0: periodic reports to every connection, until it is 0 again.
+  CHECK_THAT(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='50'/>"), !Catch::Contains("ERROR"));
+  for (int i = 0; i < 2; ++i) {
+    auto r = watcher.next();
+    CHECK(r.kind == dyper_frame::message);
+    CHECK(std::regex_match(r.text, std::regex("<DYPER REPORT='" + pid +
+                                              "' TIME='[0-9]+'><MONITOR .*"
+                                              "<FRAMETYPE NAME='work' .*</MONITOR></DYPER>")));
+  }
+  CHECK_THAT(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='0'/>"), !Catch::Contains("ERROR"));
+  // The next announcement that is not a report (one report may have been on its way).
+  auto next_announcement = [&] {
+    auto f = watcher.next();
+    while (f.text.rfind("<DYPER REPORT=", 0) == 0) f = watcher.next();
+    return f;
+  };
+  CHECK(std::regex_match(
+      to_process("INSTRUMENT", "<MODEL NAME='frames' INSERT='false'/>"),
+      std::regex("<DYPER_REPLY ID='" + pid + "'><PATCH TIME='[0-9]+'/></DYPER_REPLY>")));
+  auto end = next_announcement();
+  CHECK(end.kind == dyper_frame::message);
+  CHECK(end.text == "<DYPER END='" + pid + "'/>");
+  // Attached again, then the process exits: END once its ingest notices.
+  CHECK_THAT(to_process("INSTRUMENT", "<MODEL NAME='frames' INSERT='true'/>"),
+             Catch::Contains("<PATCH TIME='"));
+  CHECK(watcher.next().text == "<DYPER START='" + pid + "'/>");
+  ::kill(w.pid, SIGKILL);
+  CHECK(watcher.next().text == "<DYPER END='" + pid + "'/>");
+  CHECK(engine.alive());
+}

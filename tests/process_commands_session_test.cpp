@@ -1,0 +1,361 @@
+// DyPer's per-process commands and DYPATCH through the session, against the bundled workload
+// attached for real: every command, its reply, its refusals (bad values, unknown names,
+// unknown pid, unknown command), and the state a command leaves for the next.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "actors/process_commands.hpp"
+#include "cli/session.hpp"
+
+using namespace perfdm;
+
+namespace {
+
+struct workload {
+  workload() {
+    int out[2];
+    REQUIRE(pipe(out) == 0);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      setenv("PERFDM_PROCCMD_TEST", "a value <&>", 1);
+      execl(PERFDM_WORKLOAD, PERFDM_WORKLOAD, "0", "extra arg", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(out[1]);
+    char c = 0;
+    std::string line;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    close(out[0]);
+    REQUIRE(line == std::to_string(pid));
+  }
+  ~workload() {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  pid_t pid = -1;
+};
+
+struct engine {
+  engine() : s(options()) {}
+  static session_options options() {
+    session_options o;
+    o.deterministic = false;
+    return o;
+  }
+  std::string reply(const std::string& xml) {
+    std::string out;
+    s.run_line(xml, [&](const session_line& l) {
+      if (l.kind != session_line::event) out = l.xml;
+    });
+    return out;
+  }
+  session s;
+};
+
+std::string request(int pid, const std::string& command, const std::string& arg = "",
+                    const char* envelope = "DYPER") {
+  return "<" + std::string(envelope) + " PID='" + std::to_string(pid) + "' COMMAND='" + command +
+         "'>" + arg + "</" + envelope + ">";
+}
+
+std::string attach(engine& e, int pid) {
+  return e.reply("<DYPER PID='DM' COMMAND='ATTACH'><PROCESS PID='" + std::to_string(pid) +
+                 "'/></DYPER>");
+}
+
+std::string reply_head(int pid, const char* envelope = "DYPER_REPLY") {
+  return "<" + std::string(envelope) + " ID='" + std::to_string(pid) + "'";
+}
+
+}  // namespace
+
+TEST_CASE("process commands need an attached process; others stay UNKNOWN_TARGET",
+          "[process_commands]") {
+  workload w;
+  engine e;
+  auto head = reply_head(w.pid);
+  CHECK_THAT(e.reply(request(w.pid, "PING")), Catch::StartsWith(head + " ERROR='UNKNOWN_TARGET'"));
+  CHECK_THAT(e.reply(request(w.pid, "PING", "", "DYPATCH")),
+             Catch::StartsWith(reply_head(w.pid, "DYPATCH_REPLY") + " ERROR='UNKNOWN_TARGET'"));
+  CHECK_THAT(e.reply("<DYPER PID='abc' COMMAND='PING'/>"),
+             Catch::StartsWith("<DYPER_REPLY ID='abc' ERROR='UNKNOWN_TARGET'"));
+  REQUIRE_THAT(attach(e, w.pid), Catch::Contains("FRAMES='work'"));
+  CHECK(e.reply(request(w.pid, "PING")) == head + ">PONG</DYPER_REPLY>");
+  CHECK_THAT(e.reply(request(w.pid + 1000000, "PING")), Catch::Contains("ERROR='UNKNOWN_TARGET'"));
+  CHECK_THAT(e.reply(request(w.pid, "FROB")), Catch::StartsWith(head + " ERROR='UNKNOWN_COMMAND'"));
+  CHECK_THAT(e.reply(request(w.pid, "PING", "<X/>")), Catch::Contains("ERROR='BAD_ARGUMENT'"));
+}
+
+TEST_CASE("WHORU, CLEAR, CLASSMODEL and USETHREAD read the process", "[process_commands]") {
+  workload w;
+  engine e;
+  REQUIRE_THAT(attach(e, w.pid), Catch::Contains("FRAMES='work'"));
+  auto head = reply_head(w.pid);
+
+  auto whoru = e.reply(request(w.pid, "WHORU"));
+  CHECK_THAT(whoru, Catch::StartsWith(head + ">"));
+  CHECK_THAT(whoru, Catch::Contains("<ARG>0</ARG><ARG>extra arg</ARG>"));
+  CHECK_THAT(whoru, Catch::Contains("<ENV KEY='PERFDM_PROCCMD_TEST'>a value &lt;&amp;&gt;</ENV>"));
+  CHECK_THAT(whoru, Catch::Contains("<EXECUTABLE>" +
+                                    std::filesystem::canonical(PERFDM_WORKLOAD).string()));
+  std::smatch m;
+  REQUIRE(std::regex_search(whoru, m, std::regex("<TIME MILLIS='([0-9]+)' NANO='([0-9]+)'/>")));
+  auto started = std::stoll(m[1].str());
+  CHECK(std::abs(started - epoch_now_ms()) < 120'000);  // started within this test
+  CHECK(std::stoll(m[2].str()) / 1'000'000 == started);
+
+  auto before = epoch_now_ms();
+  auto clear = e.reply(request(w.pid, "CLEAR"));
+  REQUIRE(std::regex_search(clear, m, std::regex(">([0-9]+)</DYPER_REPLY>")));
+  CHECK(std::stoll(m[1].str()) >= before);
+  CHECK(std::stoll(m[1].str()) <= epoch_now_ms());
+  CHECK_THAT(e.reply(request(w.pid, "CLEAR", "<CLEAR AGENT='nosuch'/>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+
+  auto model = e.reply(request(w.pid, "CLASSMODEL"));
+  CHECK_THAT(model, Catch::Contains("<CLASSMODEL><EXECUTABLE NAME='"));
+  CHECK(std::regex_search(
+      model, std::regex("<OBJECT NAME='[^']*/libc\\.so[^']*' BASE='0x[0-9a-f]+' TYPE='SYSTEM'/>")));
+  CHECK(std::regex_search(
+      model, std::regex("<OBJECT NAME='[^']*perfdm_workload' BASE='0x[0-9a-f]+' TYPE='NORMAL'/>")));
+
+  auto threads = e.reply(request(w.pid, "USETHREAD"));
+  CHECK_THAT(threads, Catch::Contains("<THREADS DEFAULT='true'><THREAD ID='" +
+                                      std::to_string(w.pid) + "' USE='true'/>"));
+  auto chosen = e.reply(request(w.pid, "USETHREAD",
+                                "<THREADS><THREAD ID='" + std::to_string(w.pid) +
+                                    "' IGNORE='true'/><THREAD ID='99999999' USE='t'/></THREADS>"));
+  CHECK_THAT(chosen, Catch::Contains("<THREAD ID='" + std::to_string(w.pid) + "' USE='false'/>"));
+  CHECK_THAT(chosen, Catch::Contains("<THREAD ID='99999999' USE='true'/>"));
+  CHECK_THAT(e.reply(request(w.pid, "USETHREAD")),
+             Catch::Contains("<THREAD ID='99999999' USE='true'/>"));
+  CHECK_THAT(e.reply(request(w.pid, "USETHREAD", "<THREADS><THREAD ID='x'/></THREADS>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK_THAT(
+      e.reply(request(w.pid, "USETHREAD", "<THREADS><THREAD ID='1' USE='maybe'/></THREADS>")),
+      Catch::Contains("ERROR='BAD_ARGUMENT'"));
+}
+
+TEST_CASE("SET and GET: DyPer's variables and defaults, nothing half-applied",
+          "[process_commands]") {
+  workload w;
+  engine e;
+  REQUIRE_THAT(attach(e, w.pid), Catch::Contains("FRAMES='work'"));
+  auto head = reply_head(w.pid);
+  auto get = [&](const std::string& name) {
+    return e.reply(request(w.pid, "GET", "<VAR NAME='" + name + "'/>"));
+  };
+  CHECK(get("CHECKTIME") == head + "><VAR NAME='CHECKTIME' VALUE='10'/></DYPER_REPLY>");
+  CHECK_THAT(get("DISABLETIME"), Catch::Contains("VALUE='5000'"));
+  CHECK_THAT(get("REPORTTIME"), Catch::Contains("VALUE='0'"));
+  CHECK_THAT(get("maxdepth"), Catch::Contains("NAME='MAXDEPTH' VALUE='128'"));
+  CHECK_THAT(get("MONITOR"), Catch::Contains("VALUE='false'"));
+  CHECK_THAT(get("THREAD_DEFAULT"), Catch::Contains("VALUE='true'"));
+  CHECK_THAT(get("METHOD_DETAIL_MIN_TOTAL"), Catch::Contains("VALUE='250'"));
+  CHECK_THAT(get("CLASS_DETAIL_MINIMUM"), Catch::Contains("VALUE='10'"));
+  CHECK_THAT(get("CLASS_DETAIL_THRESHOLD"), Catch::Contains("VALUE='0.025'"));
+  CHECK_THAT(get("METHOD_DETAIL_STOP_THRESHOLD"), Catch::Contains("VALUE='0.005'"));
+  CHECK_THAT(get("NOSUCH"), Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  auto all = e.reply(request(w.pid, "GET"));
+  CHECK(std::regex_search(all, std::regex("^(?:[^V]|V[^A]|VA[^R])*(<VAR [^>]*/>){18}</SETTINGS>")));
+
+  CHECK(e.reply(request(w.pid, "SET", "<VAR NAME='CHECKTIME' VALUE='25'/>")) ==
+        head + "><SETTINGS><VAR NAME='CHECKTIME' VALUE='25'/></SETTINGS></DYPER_REPLY>");
+  CHECK_THAT(get("CHECKTIME"), Catch::Contains("VALUE='25'"));
+  CHECK_THAT(
+      e.reply(request(w.pid, "SET",
+                      "<SETTINGS><VAR NAME='MONITOR' VALUE='T'/><VAR NAME='CLASS_DETAIL_THRESHOLD' "
+                      "VALUE='0.5'/></SETTINGS>")),
+      Catch::Contains(
+          "<VAR NAME='MONITOR' VALUE='true'/><VAR NAME='CLASS_DETAIL_THRESHOLD' VALUE='0.5'/>"));
+  CHECK_THAT(get("MONITOR"), Catch::Contains("VALUE='true'"));
+
+  // One bad value refuses the whole SETTINGS: the good one before it is not applied.
+  for (auto bad :
+       {"<SETTINGS><VAR NAME='DISABLETIME' VALUE='7'/><VAR NAME='CHECKTIME' "
+        "VALUE='ten'/></SETTINGS>",
+        "<SETTINGS><VAR NAME='DISABLETIME' VALUE='7'/><VAR NAME='NOSUCH' VALUE='1'/></SETTINGS>",
+        "<SETTINGS><VAR NAME='DISABLETIME' VALUE='7'/><VAR NAME='MONITOR' "
+        "VALUE='maybe'/></SETTINGS>",
+        "<SETTINGS><VAR NAME='DISABLETIME' VALUE='7'/><VAR NAME='CHECKTIME' "
+        "VALUE='-1'/></SETTINGS>",
+        "<SETTINGS><VAR NAME='DISABLETIME' VALUE='7'/><VAR NAME='MAXDEPTH' VALUE='0'/></SETTINGS>",
+        "<SETTINGS><VAR NAME='DISABLETIME' VALUE='7'/><VAR NAME='CLASS_DETAIL_THRESHOLD' "
+        "VALUE='2'/></SETTINGS>",
+        "<SETTINGS><VAR NAME='DISABLETIME' VALUE='7'/><VAR NAME='CHECKTIME'/></SETTINGS>"}) {
+    INFO(bad);
+    CHECK_THAT(e.reply(request(w.pid, "SET", bad)),
+               Catch::StartsWith(head + " ERROR='BAD_ARGUMENT'"));
+    CHECK_THAT(get("DISABLETIME"), Catch::Contains("VALUE='5000'"));
+  }
+  CHECK_THAT(e.reply(request(w.pid, "SET")), Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK_THAT(e.reply(request(w.pid, "SET", "<VAR NAME='CHECKTIME' VALUE='1'")),
+             Catch::Contains("ERROR='BAD_XML'"));
+}
+
+TEST_CASE("CLASSES and GETCLASSES: native defaults, most specific prefix, MATCH",
+          "[process_commands]") {
+  process_command_state st;
+  CHECK(classify(st.classes, "libc.so.6") == "SYSTEM");
+  CHECK(classify(st.classes, "libstdc++.so.6") == "SYSTEM");
+  CHECK(classify(st.classes, "ld-linux-x86-64.so.2") == "SYSTEM");
+  CHECK(classify(st.classes, "read") == "IO");
+  CHECK(classify(st.classes, "readdir") == "NORMAL");  // functions are whole names
+  CHECK(classify(st.classes, "perfdm_workload") == "NORMAL");
+
+  workload w;
+  engine e;
+  REQUIRE_THAT(attach(e, w.pid), Catch::Contains("FRAMES='work'"));
+  auto all = e.reply(request(w.pid, "GETCLASSES"));
+  CHECK_THAT(all, Catch::Contains("<PACKAGE NAME='libc.so' TYPE='SYSTEM'/>"));
+  CHECK_THAT(all, Catch::Contains("<CLASS NAME='recv' TYPE='IO'/>"));
+  CHECK(e.reply(request(w.pid, "GETCLASSES", "<MATCH TYPE='SYSTEM' NAME='libs'/>")) ==
+        reply_head(w.pid) +
+            "><CLASSES><PACKAGE NAME='libstdc++.so' TYPE='SYSTEM'/></CLASSES></DYPER_REPLY>");
+  auto set = e.reply(request(w.pid, "CLASSES",
+                             "<CLASSES CLEARIO='true'><PACKAGE NAME='libssl' TYPE='SYSTEM_IO'/>"
+                             "<CLASS NAME='my_read' TYPE='io'/></CLASSES>"));
+  CHECK_THAT(set, Catch::Contains("<PACKAGE NAME='libssl' TYPE='SYSTEM_IO'/>"));
+  CHECK_THAT(set, !Catch::Contains("NAME='recv'"));
+  CHECK(e.reply(request(w.pid, "GETCLASSES", "<MATCH TYPE='IO'/>")) ==
+        reply_head(w.pid) + "><CLASSES><CLASS NAME='my_read' TYPE='IO'/></CLASSES></DYPER_REPLY>");
+  // A longer prefix wins; a package removes the class settings it covers.
+  e.reply(
+      request(w.pid, "CLASSES", "<CLASSES><PACKAGE NAME='libc.so.6' TYPE='NORMAL'/></CLASSES>"));
+  CHECK_THAT(e.reply(request(w.pid, "CLASSMODEL")),
+             Catch::Matches(".*libc\\.so\\.6' BASE='0x[0-9a-f]+' TYPE='NORMAL'.*"));
+  e.reply(request(w.pid, "CLASSES", "<CLASSES><PACKAGE NAME='my_' TYPE='SYSTEM'/></CLASSES>"));
+  CHECK_THAT(e.reply(request(w.pid, "GETCLASSES", "<MATCH NAME='my_'/>")),
+             Catch::Contains("<CLASSES><PACKAGE NAME='my_' TYPE='SYSTEM'/></CLASSES>"));
+  for (auto bad : {"<CLASSES><PACKAGE NAME='x' TYPE='WEIRD'/></CLASSES>",
+                   "<CLASSES><PACKAGE TYPE='IO'/></CLASSES>", "<CLASSES><FOO/></CLASSES>",
+                   "<CLASSES CLEAR='perhaps'/>"}) {
+    INFO(bad);
+    CHECK_THAT(e.reply(request(w.pid, "CLASSES", bad)), Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  }
+  CHECK_THAT(e.reply(request(w.pid, "GETCLASSES", "<MATCH NAME='my_'/>")),
+             Catch::Contains("NAME='my_'"));
+  CHECK_THAT(e.reply(request(w.pid, "CLASSES", "<CLASSES CLEAR='true'/>")),
+             Catch::EndsWith("><CLASSES></CLASSES></DYPER_REPLY>"));
+}
+
+TEST_CASE("AGENT, SETDETAIL, INSTRUMENT and REPORT", "[process_commands]") {
+  workload w;
+  engine e;
+  REQUIRE_THAT(attach(e, w.pid), Catch::Contains("FRAMES='work'"));
+  auto head = reply_head(w.pid);
+  CHECK(e.reply(request(w.pid, "AGENT", "<AGENT CLASS='frames'/>")) ==
+        head + "><AGENTS><AGENT CLASS='frames'/></AGENTS></DYPER_REPLY>");
+  CHECK_THAT(e.reply(request(w.pid, "AGENT", "<AGENT CLASS='cpu'/>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK_THAT(e.reply(request(w.pid, "CLEAR", "<CLEAR AGENT='frames'/>")),
+             Catch::Matches(".*>[0-9]+</DYPER_REPLY>"));
+
+  CHECK(
+      e.reply(request(w.pid, "SETDETAIL", "<DETAIL ITEM='work' VALUE='t' AGENT='frames'/>")) ==
+      head +
+          "><SETTINGS><DETAIL ITEM='work' VALUE='true' AGENT='frames'/></SETTINGS></DYPER_REPLY>");
+  CHECK_THAT(e.reply(request(w.pid, "SETDETAIL",
+                             "<SETTINGS><DETAIL ITEM='work' VALUE='0' AGENT='frames'/><DETAIL "
+                             "ITEM='io' VALUE='1'/></SETTINGS>")),
+             Catch::Contains("<SETTINGS><DETAIL ITEM='work' VALUE='false' AGENT='frames'/><DETAIL "
+                             "ITEM='io' VALUE='true' AGENT=''/></SETTINGS>"));
+  CHECK_THAT(e.reply(request(w.pid, "SETDETAIL", "<DETAIL ITEM='x' VALUE='maybe'/>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK_THAT(e.reply(request(w.pid, "SETDETAIL", "<DETAIL ITEM='x'/>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+
+  // REPORT: the frames read so far, and the metric instances whose focus is the process.
+  auto resource = "/Process/perfdm_workload{" + std::to_string(w.pid) + "}";
+  e.reply("<DYPER PID='DM' COMMAND='STREAM'/>");
+  REQUIRE_THAT(
+      e.reply("<DYPER PID='DM' COMMAND='ENABLE'><ENABLE STREAM='0' METRIC='work.requests' FOCUS='" +
+              resource + "/work'/></DYPER>"),
+      !Catch::Contains("ERROR"));
+  std::string report;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  do {
+    report = e.reply(request(w.pid, "REPORT", "<REPORT TYPE='ALL'/>"));
+    if (!std::regex_search(report, std::regex("FRAMES='0'"))) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } while (std::chrono::steady_clock::now() < deadline);
+  CHECK_THAT(report, Catch::StartsWith(head + "><MONITOR TIME='"));
+  CHECK_THAT(report, Catch::Contains("PROCESS='" + resource + "' ACTIVE='true'"));
+  CHECK_THAT(report, Catch::Contains("METRIC='work.requests' FOCUS='" + resource));
+  CHECK(std::regex_search(report, std::regex("<FRAMETYPE NAME='work' FRAMES='[1-9][0-9]*'")));
+  CHECK_THAT(e.reply(request(w.pid, "REPORT", "<REPORT TYPE='CPU'/>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+
+  // INSTRUMENT: INSERT false detaches the frames, true attaches them again.
+  std::regex patched("^" + head + "><PATCH TIME='[0-9]+'/></DYPER_REPLY>$");
+  CHECK(std::regex_match(
+      e.reply(request(w.pid, "INSTRUMENT", "<MODEL NAME='frames' INSERT='false'/>")), patched));
+  CHECK_THAT(e.reply("<DYPER PID='DM' COMMAND='PROCESSES'/>"), Catch::Contains("ACTIVE='false'"));
+  CHECK(std::regex_match(
+      e.reply(request(w.pid, "INSTRUMENT", "<MODEL NAME='frames' INSERT='false'/>")), patched));
+  auto reinserted = e.reply(request(w.pid, "INSTRUMENT", "<MODEL NAME='frames' INSERT='true'/>"));
+  INFO(reinserted);
+  CHECK(std::regex_match(reinserted, patched));
+  CHECK_THAT(e.reply("<DYPER PID='DM' COMMAND='PROCESSES'/>"), Catch::Contains("ACTIVE='true'"));
+  // The settings of the process survive a re-attach.
+  CHECK_THAT(e.reply(request(w.pid, "AGENT", "<AGENT CLASS='frames'/>")),
+             Catch::Contains("<AGENTS><AGENT CLASS='frames'/></AGENTS>"));
+  CHECK_THAT(e.reply(request(w.pid, "INSTRUMENT", "<MODEL NAME='frames'/>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK_THAT(e.reply(request(w.pid, "INSTRUMENT", "<MODEL NAME='frames' INSERT='sure'/>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+}
+
+TEST_CASE("DYPATCH: PING, MODEL, DIRECTORY, PATCH", "[process_commands]") {
+  workload w;
+  engine e;
+  REQUIRE_THAT(attach(e, w.pid), Catch::Contains("FRAMES='work'"));
+  auto head = reply_head(w.pid, "DYPATCH_REPLY");
+  auto dypatch = [&](const std::string& command, const std::string& arg = "") {
+    return e.reply(request(w.pid, command, arg, "DYPATCH"));
+  };
+  CHECK(dypatch("PING") == head + ">PONG</DYPATCH_REPLY>");
+  CHECK_THAT(dypatch("FROB"), Catch::StartsWith(head + " ERROR='UNKNOWN_COMMAND'"));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("perfdm_dypatch_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+
+  CHECK_THAT(dypatch("PATCH", "<PATCH MODEL='demo'/>"),
+             Catch::StartsWith(head + " ERROR='BAD_ARGUMENT'"));
+  CHECK(dypatch(
+            "MODEL",
+            "<MODEL NAME='demo'>struct tick {\n  uint64_t count;\n  double load;\n};\n</MODEL>") ==
+        head + "><MODEL NAME='demo'><FRAME NAME='tick'/></MODEL></DYPATCH_REPLY>");
+  auto bad = dypatch("MODEL", "<MODEL NAME='broken'>struct tick {\n  uint64_t count\n};</MODEL>");
+  CHECK_THAT(bad, Catch::StartsWith(head + " ERROR='BAD_ARGUMENT'>broken:3:"));
+  CHECK_THAT(dypatch("MODEL", "<MODEL NAME='../x'>struct a { int b; };</MODEL>"),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK_THAT(dypatch("PATCH", "<PATCH MODEL='demo'/>"), Catch::Contains("no DIRECTORY"));
+  CHECK_THAT(dypatch("DIRECTORY", "<X/>"), Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK(dypatch("DIRECTORY", dir.string()) ==
+        head + "><DIRECTORY NAME='" + dir.string() + "'/></DYPATCH_REPLY>");
+  CHECK_THAT(dypatch("PATCH", "<PATCH MODEL='broken'/>"),
+             Catch::Contains("no MODEL named &apos;broken&apos;"));
+  auto header = (dir / "demo_frames.h").string(), source = (dir / "demo_frames.cpp").string();
+  CHECK(dypatch("PATCH", "<PATCH MODEL='demo'/>") == head + "><PATCH MODEL='demo'><FILE NAME='" +
+                                                         header + "'/><FILE NAME='" + source +
+                                                         "'/></PATCH></DYPATCH_REPLY>");
+  std::ifstream h(header);
+  std::stringstream text;
+  text << h.rdbuf();
+  CHECK_THAT(text.str(), Catch::Contains("tick"));
+  CHECK(std::filesystem::file_size(source) > 0);
+  std::filesystem::remove_all(dir);
+}
