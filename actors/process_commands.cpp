@@ -647,6 +647,8 @@ process_command_outcome run_process_command(process_command_state& st, const pro
     out = run_instrument(arg);
   } else if (cmd == "SETDETAIL") {
     out.body = run_setdetail(st, arg);
+  } else if (cmd == "SHOWSTACK") {
+    out.follow_up = process_command_outcome::showstack;
   } else if (cmd == "REPORT") {
     if (auto* e = arg.element({"REPORT"}, false); e != nullptr)
       if (auto* t = find_attr(e, "TYPE"); t != nullptr && upper(t) != "ALL")

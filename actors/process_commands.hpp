@@ -54,7 +54,7 @@ struct process_command_state {
 std::string classify(const std::vector<code_class>& classes, const std::string& name);
 
 struct process_command_outcome {
-  enum follow_up_kind { none, attach, detach, report };
+  enum follow_up_kind { none, attach, detach, report, showstack };
   follow_up_kind follow_up = none;
   std::string body;  // the reply's XML
 };

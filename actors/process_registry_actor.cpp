@@ -11,6 +11,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
+#include "messages/xml_codec.hpp"
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
 #include "shm/layout.hpp"
@@ -179,6 +180,39 @@ void periodic_report(registry_actor self, caf::actor dm, std::int32_t pid) {
       [=](std::string) { schedule_report(self, pid); });
 }
 
+// SHOWSTACK: every thread with its state and, when the process is watched (WATCH: the
+// stack sampler), its stack; otherwise the threads and states from /proc alone.
+caf::result<caf::message> showstack(registry_actor self, const process_command& c) {
+  auto& p = self->state.processes.at(c.pid);
+  if (p.native) {
+    auto rp = self->make_response_promise<caf::message>();
+    self->request(p.native, std::chrono::seconds(30), stacks_request{c.pid})
+        .then([=](stacks_report& r) mutable {
+                rp.deliver(answer(c, print_reply_body(caf::make_message(r))));
+              },
+              [=](caf::error& e) mutable {
+                rp.deliver(refusal(c, dm_error_code(e), dm_error_reason(e)));
+              });
+    return rp;
+  }
+  try {
+    stacks_report r;
+    r.pid = c.pid;
+    r.time = static_cast<double>(epoch_now_ms()) / 1e3;
+    for (int tid : native::thread_ids(c.pid)) {
+      try {
+        auto t = native::read_thread_stats(c.pid, tid);
+        r.threads.push_back(thread_entry{tid, t.name, native::state_name(t.state), {}});
+      } catch (const native::native_error&) {
+        // The thread ended between the listing and the read: it has no state to show.
+      }
+    }
+    return answer(c, print_reply_body(caf::make_message(r)));
+  } catch (const native::native_error& e) {
+    return refusal(c, dm_error_code(native_failure(e)), e.what());
+  }
+}
+
 caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const process_command& c) {
   auto i = self->state.processes.find(c.pid);
   if (i == self->state.processes.end())
@@ -196,6 +230,7 @@ caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const 
     case process_command_outcome::attach: return instrument(self, c, true);
     case process_command_outcome::detach: return instrument(self, c, false);
     case process_command_outcome::report: return report(self, dm, c);
+    case process_command_outcome::showstack: return showstack(self, c);
     case process_command_outcome::none: break;
   }
   if (!c.dypatch && c.command == "SET") schedule_report(self, c.pid);

@@ -1286,6 +1286,12 @@ std::string print_reply(const std::string& target, const caf::message& reply) {
   return element("DYPER_REPLY").text("ID", target).wrap(body);
 }
 
+std::string print_reply_body(const caf::message& reply) {
+  std::string body;
+  visit(reply_types{}, reply, [&](const auto& x) { body = reply_body(x); });
+  return body;
+}
+
 std::string print_error(const std::string& target, const caf::error& error) {
   return element("DYPER_REPLY")
       .text("ID", target)

@@ -30,6 +30,9 @@ std::string print_request(const std::string& target, const caf::message& request
 // `<DYPER_REPLY ID='target'>...</DYPER_REPLY>` for a reply struct.
 std::string print_reply(const std::string& target, const caf::message& reply);
 
+// What print_reply puts inside `<DYPER_REPLY>` for a reply struct ("" if it is not one).
+std::string print_reply_body(const caf::message& reply);
+
 // `<DYPER_REPLY ID='target' ERROR='CODE'>reason</DYPER_REPLY>`.
 std::string print_error(const std::string& target, const caf::error& error);
 

@@ -359,3 +359,20 @@ TEST_CASE("DYPATCH: PING, MODEL, DIRECTORY, PATCH", "[process_commands]") {
   CHECK(std::filesystem::file_size(source) > 0);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("SHOWSTACK lists every thread with its state", "[process_commands]") {
+  workload w;
+  engine e;
+  REQUIRE_THAT(attach(e, w.pid), Catch::Contains("FRAMES='work'"));
+  // The workload runs three threads: main and two workers. Not watched (WATCH starts the
+  // stack sampler, docs/NATIVE.md; its STACKS tests run the target as a grandchild, which a
+  // ptrace-based sampler needs), so threads and states come from /proc alone.
+  auto threads = e.reply(request(w.pid, "SHOWSTACK"));
+  CHECK_THAT(threads, Catch::StartsWith(reply_head(w.pid) + "><THREADS PID='" + std::to_string(w.pid)));
+  std::regex thread("<THREAD ID='[0-9]+' NAME='[^']*' STATE='[a-z-]+'");
+  auto n = std::distance(std::sregex_iterator(threads.begin(), threads.end(), thread),
+                         std::sregex_iterator());
+  CHECK(n == 3);
+  CHECK_THAT(threads, !Catch::Contains("<STACK "));
+  CHECK_THAT(e.reply(request(w.pid + 1000000, "SHOWSTACK")), Catch::Contains("ERROR='UNKNOWN_TARGET'"));
+}
