@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "shm/attach.hpp"
+#include "tests/live_engine_test_support.hpp"
 
 namespace {
 
@@ -25,37 +26,10 @@ std::pair<int, std::string> run(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-// The workload, running until the test ends; ready once it printed its pid.
-struct running_workload {
-  running_workload() {
-    int out[2];
-    REQUIRE(pipe(out) == 0);
-    pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      close(out[0]);
-      execl(PERFDM_WORKLOAD, PERFDM_WORKLOAD, static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(out[1]);
-    char c = 0;
-    std::string line;
-    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    close(out[0]);
-    REQUIRE(line == std::to_string(pid));
-  }
-  ~running_workload() {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
-  pid_t pid = -1;
-};
-
 }  // namespace
 
 TEST_CASE("perfdm attach, read and detach a running program from the command line", "[attach][cli]") {
-  running_workload w;
+  perfdm::test::workload w;
   const std::string perfdm = PERFDM_BINARY;
   const std::string pid = std::to_string(w.pid);
   auto [rc, out] = run(perfdm + " attach " + pid + " 2>/dev/null");

@@ -16,65 +16,24 @@
 #include <unistd.h>
 
 #include "cli/session.hpp"
+#include "tests/live_engine_test_support.hpp"
 #include "shm/attach.hpp"
 
 using namespace perfdm;
 
 namespace {
 
-// The bundled workload, started for a test and killed at its end. Ready once it printed its
-// pid (it runs its own code then, not the test's copy before exec).
-struct workload {
-  explicit workload(double seconds = 0) {
-    int out[2];
-    REQUIRE(pipe(out) == 0);
-    pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      close(out[0]);
-      auto arg = std::to_string(seconds);
-      execl(PERFDM_WORKLOAD, PERFDM_WORKLOAD, arg.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(out[1]);
-    char c = 0;
-    std::string line;
-    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    close(out[0]);
-    REQUIRE(line == std::to_string(pid));
-  }
-  ~workload() {
-    if (pid > 0) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-    }
-  }
-  bool exited() {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) != pid) return false;
-    pid = -1;
-    return true;
-  }
-  pid_t pid = -1;
-};
+using test::eventually;
+using test::workload;
 
-struct engine {
-  engine() : s(options()) {}
-  static session_options options() {
-    session_options o;
-    o.deterministic = false;
-    o.engine.base_width = 10'000'000;  // 10 ms buckets: data within a fraction of a second
+// 10 ms buckets: data within a fraction of a second.
+struct engine : test::live_engine {
+  engine() : live_engine(fast()) {}
+  static session_options fast() {
+    auto o = options();
+    o.engine.base_width = 10'000'000;
     return o;
   }
-  std::string reply(const std::string& xml) {
-    std::string out;
-    s.run_line(xml, [&](const session_line& l) {
-      if (l.kind != session_line::event) out = l.xml;
-    });
-    return out;
-  }
-  session s;
 };
 
 std::string dm(const std::string& command, const std::string& arg = "") {
@@ -84,27 +43,7 @@ std::string process(int pid, const std::string& extra = "") {
   return "<PROCESS PID='" + std::to_string(pid) + "'" + extra + "/>";
 }
 
-// Polls `condition` for up to 20 s (a loaded machine is slow, never wrong).
-template <class F>
-bool eventually(F&& condition) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < end) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return condition();
-}
-
-// The bucket values of a DATA reply.
-std::vector<double> buckets(const std::string& reply) {
-  std::smatch m;
-  std::vector<double> out;
-  if (!std::regex_search(reply, m, std::regex(">([^<]*)</HISTOGRAM>"))) return out;
-  std::istringstream in(m[1].str());
-  std::string v;
-  while (in >> v) out.push_back(v == "nan" ? std::nan("") : std::stod(v));
-  return out;
-}
+using test::buckets;
 
 std::size_t with_data(const std::vector<double>& xs) {
   return static_cast<std::size_t>(std::count_if(xs.begin(), xs.end(), [](double x) { return !std::isnan(x); }));
@@ -162,7 +101,7 @@ TEST_CASE("frames of an attached program reach the histograms of the MIs that co
 
 TEST_CASE("a program that exits while attached leaves no segment behind and loses no frame read",
           "[ingest]") {
-  workload w(1.0);
+  workload w({"1.0"});
   engine e;
   // The MI exists before the attach, so every frame read has an MI to go to.
   e.reply(dm("DEFINE", "<METRIC NAME='work.requests' STYLE='COUNTER'/>"));

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/session.hpp"
+#include "tests/live_engine_test_support.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/xml_codec.hpp"
 #include "native_test_process.hpp"
@@ -24,23 +25,15 @@ using native_test::target_process;
 
 namespace {
 
-struct engine {
-  explicit engine(std::int64_t checktime_ns = 10'000'000) : s(options(checktime_ns)) {}
-  static session_options options(std::int64_t checktime_ns) {
-    session_options o;
-    o.deterministic = false;
+struct engine : test::live_engine {
+  explicit engine(std::int64_t checktime_ns = 10'000'000)
+      : live_engine(with_checktime(checktime_ns)) {}
+  static session_options with_checktime(std::int64_t checktime_ns) {
+    auto o = options();
     o.engine.base_width = 10'000'000;  // 10 ms buckets: data within a fraction of a second
     o.engine.native.delay.checktime_ns = checktime_ns;
     return o;
   }
-  std::string reply(const std::string& xml) {
-    std::string out;
-    s.run_line(xml, [&](const session_line& l) {
-      if (l.kind != session_line::event) out = l.xml;
-    });
-    return out;
-  }
-  session s;
 };
 
 std::string dm(const std::string& command, const std::string& arg = "") {
@@ -49,15 +42,7 @@ std::string dm(const std::string& command, const std::string& arg = "") {
 std::string process(int pid) { return "<PROCESS PID='" + std::to_string(pid) + "'/>"; }
 std::string resource(int pid) { return "/Process/native_target{" + std::to_string(pid) + "}"; }
 
-std::vector<double> buckets(const std::string& reply) {
-  std::smatch m;
-  std::vector<double> out;
-  if (!std::regex_search(reply, m, std::regex(">([^<]*)</HISTOGRAM>"))) return out;
-  std::istringstream in(m[1].str());
-  std::string v;
-  while (in >> v) out.push_back(v == "nan" ? std::nan("") : std::stod(v));
-  return out;
-}
+using test::buckets;
 
 double sum_of(const std::vector<double>& xs) {
   double s = 0;

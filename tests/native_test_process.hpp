@@ -2,6 +2,8 @@
 // killed at its end; ready once it printed its pid (every thread is in place by then).
 #pragma once
 
+#include "tests/live_engine_test_support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -77,16 +79,7 @@ struct target_process {
   }
 };
 
-// Polls `condition` for up to 20 s (a loaded machine is slow, never wrong).
-template <class F>
-bool eventually(F&& condition) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < end) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return condition();
-}
+using perfdm::test::eventually;
 
 // The line of the test program's source that holds `marker`.
 inline int source_line(const std::string& marker) {

@@ -7,44 +7,14 @@
 #include <regex>
 
 #include "tests/gateway_test_support.hpp"
+#include "tests/live_engine_test_support.hpp"
 
 using namespace perfdm;
 using namespace perfdm::gateway_test;
 
-namespace {
-
-// The bundled workload, running until the test ends.
-struct running_workload {
-  running_workload() {
-    int out[2];
-    REQUIRE(pipe(out) == 0);
-    pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      ::close(out[0]);
-      execl(PERFDM_WORKLOAD, PERFDM_WORKLOAD, "0", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    ::close(out[1]);
-    char c = 0;
-    std::string line;
-    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    ::close(out[0]);
-    REQUIRE(line == std::to_string(pid));
-  }
-  ~running_workload() {
-    ::kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
-  pid_t pid = -1;
-};
-
-}  // namespace
-
 TEST_CASE("gateway: process commands and DYPATCH for an attached process",
           "[gateway][process_commands]") {
-  running_workload w;
+  perfdm::test::workload w;
   engine_process engine("proccmd");
   client c(engine.port());
   auto pid = std::to_string(w.pid);

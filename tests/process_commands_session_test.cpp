@@ -15,54 +15,17 @@
 
 #include "actors/process_commands.hpp"
 #include "cli/session.hpp"
+#include "tests/live_engine_test_support.hpp"
 
 using namespace perfdm;
 
 namespace {
 
-struct workload {
-  workload() {
-    int out[2];
-    REQUIRE(pipe(out) == 0);
-    pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      close(out[0]);
-      setenv("PERFDM_PROCCMD_TEST", "a value <&>", 1);
-      execl(PERFDM_WORKLOAD, PERFDM_WORKLOAD, "0", "extra arg", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(out[1]);
-    char c = 0;
-    std::string line;
-    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    close(out[0]);
-    REQUIRE(line == std::to_string(pid));
-  }
-  ~workload() {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
-  pid_t pid = -1;
+// Its environment and arguments are what WHORU must report.
+struct workload : test::workload {
+  workload() : test::workload({"0", "extra arg"}, {"PERFDM_PROCCMD_TEST", "a value <&>"}) {}
 };
-
-struct engine {
-  engine() : s(options()) {}
-  static session_options options() {
-    session_options o;
-    o.deterministic = false;
-    return o;
-  }
-  std::string reply(const std::string& xml) {
-    std::string out;
-    s.run_line(xml, [&](const session_line& l) {
-      if (l.kind != session_line::event) out = l.xml;
-    });
-    return out;
-  }
-  session s;
-};
+using engine = test::live_engine;
 
 std::string request(int pid, const std::string& command, const std::string& arg = "",
                     const char* envelope = "DYPER") {
