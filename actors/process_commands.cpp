@@ -662,7 +662,7 @@ process_command_outcome run_process_command(process_command_state& st, const pro
 }
 
 std::string process_report(const process_info& info, const std::vector<frame_type_stats>& frames,
-                           const status_info& status) {
+                           const status_info& status, const std::string& sections) {
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::system_clock::now().time_since_epoch())
                 .count();
@@ -680,7 +680,7 @@ std::string process_report(const process_info& info, const std::vector<frame_typ
       out += "<FRAMETYPE" + attr("NAME", t.frame_type) + attr("FRAMES", std::to_string(t.frames)) +
              attr("LOST", std::to_string(t.lost)) + attr("TORN", std::to_string(t.torn)) +
              attr("LATE", std::to_string(t.late)) + "/>";
-  return out + "</FRAMES></MONITOR>";
+  return out + "</FRAMES>" + sections + "</MONITOR>";
 }
 
 }  // namespace perfdm

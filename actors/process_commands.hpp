@@ -65,8 +65,9 @@ process_command_outcome run_process_command(process_command_state& state, const 
 
 // REPORT's body: the metric instances of `status` whose focus names the process resource,
 // and the process's frame counts.
+// `sections`: the native sections (CPU, I/O, threads; native_report_sections), already XML.
 std::string process_report(const process_info& info, const std::vector<frame_type_stats>& frames,
-                           const status_info& status);
+                           const status_info& status, const std::string& sections = {});
 
 // The current time in milliseconds since the epoch.
 std::int64_t epoch_now_ms();

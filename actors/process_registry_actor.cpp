@@ -120,17 +120,56 @@ caf::result<caf::message> instrument(registry_actor self, const process_command&
 // Collects the report of process `pid` (its frame counts, from its ingest actor while it
 // runs, and the metric instances the data manager's STATUS lists for it), then calls
 // done(body) or failed(reason).
+// REPORT's native sections (DyPer's agents, natively): CPU (the profile of the stack samples,
+// when the process is watched), I/O (bytes through read/write from /proc/PID/io) and threads
+// (each thread's state, CPU time and context switches from /proc). A process that is gone
+// or unreadable has only what could be read.
+std::string native_report_sections(std::int32_t pid, const cpu_profile_report* profile) {
+  std::string out;
+  if (profile) out += print_reply_body(caf::make_message(*profile));
+  try {
+    auto st = native::read_process_stats(pid, {true, true});
+    out += "<IOCOUNTERS READ='" + std::to_string(st.io_read_bytes) + "' WRITE='" +
+           std::to_string(st.io_write_bytes) + "' STORAGEREAD='" +
+           std::to_string(st.storage_read_bytes) + "' STORAGEWRITE='" +
+           std::to_string(st.storage_write_bytes) + "'/>";
+    out += "<THREADS COUNT='" + std::to_string(st.threads) + "'>";
+    for (auto& t : st.per_thread)
+      out += "<THREAD ID='" + std::to_string(t.tid) + "' NAME='" + xml_escaped(t.name) +
+             "' STATE='" + native::state_name(t.state) + "' USER='" +
+             format_number(static_cast<double>(t.cpu_user_ns) / 1e9) + "' SYSTEM='" +
+             format_number(static_cast<double>(t.cpu_system_ns) / 1e9) + "' WAITS='" +
+             std::to_string(t.ctx_voluntary) + "' PREEMPTIONS='" +
+             std::to_string(t.ctx_involuntary) + "'/>";
+    out += "</THREADS>";
+  } catch (const native::native_error&) {
+    // Gone or not readable: the report says what it could read.
+  }
+  return out;
+}
+
 template <class Done, class Failed>
 void collect_report(registry_actor self, caf::actor dm, std::int32_t pid, Done done,
                     Failed failed) {
   auto& p = self->state.processes.at(pid);
   auto info = p.info;
+  auto native = p.native;
   auto with_frames = [=](std::vector<frame_type_stats> frames) mutable {
     self->request(dm, std::chrono::seconds(30), status_query{})
-        .then([=](status_info& status) mutable { done(process_report(info, frames, status)); },
-              [=](caf::error& e) mutable {
-                failed("the data manager's status: " + dm_error_reason(e));
-              });
+        .then(
+            [=](status_info& status) mutable {
+              auto finish = [=](const cpu_profile_report* profile) mutable {
+                done(process_report(info, frames, status, native_report_sections(pid, profile)));
+              };
+              if (!native) return finish(nullptr);
+              // Watched: the CPU section from the stack samples.
+              self->request(native, std::chrono::seconds(30), profile_request{pid})
+                  .then([=](cpu_profile_report& r) mutable { finish(&r); },
+                        [=](caf::error&) mutable { finish(nullptr); });
+            },
+            [=](caf::error& e) mutable {
+              failed("the data manager's status: " + dm_error_reason(e));
+            });
   };
   if (!p.ingest) {
     with_frames(p.last.frame_types);
@@ -254,7 +293,10 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         if (p.attached) announce("END", pid);  // it exited (a DETACH announced already)
         p.attached = false;
       }
-      if (p.native && p.native.address() == x.source) p.native = nullptr;
+      if (p.native && p.native.address() == x.source) {
+        p.native = nullptr;
+        if (!p.attached) announce("END", pid);  // a watched process exited
+      }
       p.update_flags();
     }
   });
@@ -378,6 +420,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       auto source = spawn_native_source(self, dm, info, sampler, native_opts);
       self->monitor(source);
       auto& o = st.processes[x.pid];
+      bool announced = o.attached;  // an attached process announced itself already
       if (!o.attached) o.info = info;  // an attached process keeps its frame types
       o.native = source;
       o.update_flags();
@@ -388,6 +431,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
               [=](ok_reply) mutable {
                 auto i = self->state.processes.find(pid);
                 rp.deliver(i != self->state.processes.end() ? i->second.info : info);
+                if (!announced) announce("START", pid);
               },
               [=](caf::error& e) mutable {
                 self->send_exit(source, caf::exit_reason::user_shutdown);
@@ -407,6 +451,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                   j->second.native = nullptr;
                   j->second.update_flags();
                   info = j->second.info;
+                  if (!j->second.attached) announce("END", pid);
                 }
                 rp.deliver(info);
               },

@@ -155,6 +155,37 @@ TEST_CASE("STACKS shows every thread with its state and the function it is block
   CHECK_THAT(thread_element(stacks, "native_target"), Catch::Contains("FUNCTION='main'"));
 }
 
+TEST_CASE("REPORT and SHOWSTACK of a watched process carry its CPU, I/O and thread sections",
+          "[native][engine][process_commands]") {
+  target_process t;
+  engine e;
+  REQUIRE_THAT(e.reply(dm("WATCH", process(t.pid))), Catch::Contains("WATCHED='true'"));
+  auto pid = std::to_string(t.pid);
+  std::string report;
+  // The CPU section once the sampler has counted the hot function.
+  REQUIRE(eventually([&] {
+    report = e.reply("<DYPER PID='" + pid + "' COMMAND='REPORT'/>");
+    return report.find("native_hot_function") != std::string::npos;
+  }));
+  CHECK_THAT(report, Catch::StartsWith("<DYPER_REPLY ID='" + pid + "'><MONITOR "));
+  CHECK_THAT(report, Catch::Contains("<COUNTERS PID='" + pid + "'"));
+  CHECK_THAT(report, Catch::Contains("<IOCOUNTERS READ='"));
+  std::smatch m;
+  REQUIRE(std::regex_search(report, m, std::regex("<THREADS COUNT='([0-9]+)'>")));
+  auto threads = std::stoi(m[1].str());
+  CHECK(threads >= 6);
+  const std::regex thread("<THREAD ID='[0-9]+' NAME='");
+  auto listed = std::distance(std::sregex_iterator(report.begin(), report.end(), thread),
+                              std::sregex_iterator());
+  CHECK(listed == threads);
+  CHECK_THAT(report, Catch::Contains("NAME='nt_mutex' STATE='sleeping'"));  // blocked for good
+
+  // SHOWSTACK on the process target: the sampler's stacks.
+  auto stacks = e.reply("<DYPER PID='" + pid + "' COMMAND='SHOWSTACK'/>");
+  CHECK_THAT(stacks, Catch::StartsWith("<DYPER_REPLY ID='" + pid + "'><THREADS PID='" + pid));
+  CHECK_THAT(stacks, Catch::Contains("FUNCTION='native_blocked_in_sleep'"));
+}
+
 TEST_CASE("PROFILE: the hot function is on top and its line is detailed", "[native][engine]") {
   target_process t;
   engine e(1'000'000);  // CHECKTIME 1 ms: enough samples to detail within seconds

@@ -8,6 +8,7 @@
 
 #include "tests/gateway_test_support.hpp"
 #include "tests/live_engine_test_support.hpp"
+#include "tests/native_test_process.hpp"
 
 using namespace perfdm;
 using namespace perfdm::gateway_test;
@@ -84,6 +85,24 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
              Catch::Contains("<PATCH TIME='"));
   CHECK(watcher.next().text == "<DYPER START='" + pid + "'/>");
   ::kill(w.pid, SIGKILL);
+  CHECK(watcher.next().text == "<DYPER END='" + pid + "'/>");
+  CHECK(engine.alive());
+}
+
+TEST_CASE("gateway: a process WATCHed announces itself with START and UNWATCH with END",
+          "[gateway][process_commands][native]") {
+  native_test::target_process t;  // a grandchild of the test: ptrace-based sampling needs it
+  engine_process engine("watch");
+  client c(engine.port());
+  client watcher(engine.port());
+  REQUIRE(watcher.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
+  auto pid = std::to_string(t.pid);
+  REQUIRE_THAT(c.ask(dm("WATCH", "<PROCESS PID='" + pid + "'/>")), Catch::Contains("WATCHED='true'"));
+  CHECK(watcher.next().text == "<DYPER START='" + pid + "'/>");
+  // A watched process is a target of the process commands.
+  CHECK(c.ask("<DYPER PID='" + pid + "' COMMAND='PING'/>") ==
+        "<DYPER_REPLY ID='" + pid + "'>PONG</DYPER_REPLY>");
+  REQUIRE_THAT(c.ask(dm("UNWATCH", "<PROCESS PID='" + pid + "'/>")), Catch::Contains("WATCHED='false'"));
   CHECK(watcher.next().text == "<DYPER END='" + pid + "'/>");
   CHECK(engine.alive());
 }
