@@ -272,21 +272,8 @@ TEST_CASE("WATCH, UNWATCH, PROFILE, STACKS refuse clearly", "[native][engine]") 
 
 TEST_CASE("a process both attached and watched", "[native][engine]") {
   // The bundled workload has generated frames code: ATTACH and WATCH both apply.
-  int out[2];
-  REQUIRE(pipe(out) == 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    execl(PERFDM_WORKLOAD, PERFDM_WORKLOAD, "0", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  char c = 0;
-  std::string line;
-  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-  close(out[0]);
-  REQUIRE(line == std::to_string(pid));
+  test::workload w;
+  const int pid = w.pid;
   {
     engine e;
     CHECK_THAT(e.reply(dm("WATCH", process(pid))), Catch::Contains("FRAMES='' ACTIVE='true' WATCHED='true'"));
@@ -297,8 +284,6 @@ TEST_CASE("a process both attached and watched", "[native][engine]") {
     CHECK_THAT(e.reply(dm("DETACH", process(pid))), Catch::Contains("WATCHED='true'"));
     CHECK_THAT(e.reply(dm("PROCESSES")), Catch::Contains("ACTIVE='true' WATCHED='true'"));
   }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
 }
 
 TEST_CASE("WATCH, UNWATCH, PROFILE, STACKS read and print in canonical form", "[native][xml]") {
