@@ -1,0 +1,94 @@
+// Paradyn's aggregation of a metric instance's components. A component is a data source that
+// observes part of the program (a per-node daemon); each reports samples of the same metric
+// instances, and the aggregate of an interval is the sum over components. An interval is
+// emitted only once every live component of the MI has reported it, so a slow daemon holds
+// the aggregate back instead of having its share missing from it.
+//
+// Choices (see also docs/PROTOCOL.md, "Daemons and component aggregation"):
+// - A component joins an MI with its first sample for it, at the MI's aggregated time: the
+//   MIs a daemon has nothing for (a focus on another node's process) are never held back by it.
+// - Aggregated time t of an MI advances to t' = min over its live components of the latest
+//   end each reported. [t, t') is emitted split at every boundary any component reported
+//   inside it, so aligned intervals stay whole and no component's detail is smeared.
+// - A sample straddling t' is pro-rated by overlap (its value spread uniformly over its
+//   interval); the rest waits. A SAMPLED value is a level: it is weighted by time, summed over
+//   components and divided by the emitted interval's length (an absent component counts 0).
+// - Nothing received is lost: the part of a sample before t (a component that joined late, or
+//   one reporting again over time it already covered) is emitted at once as it came. For a
+//   COUNTER this keeps every sum exact; for a SAMPLED level the histogram then averages it
+//   with what was emitted, instead of adding it.
+// - A removed component stops holding time back; what it reported is kept and emitted as the
+//   others advance. When no live component of an MI is left, everything pending is emitted.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "messages/dm_messages.hpp"
+#include "messages/dm_types.hpp"
+#include "messages/time.hpp"
+
+namespace perfdm {
+
+class component_aggregator {
+ public:
+  // The style of an MI's metric: how its values are combined.
+  using style_of = std::function<metric_style(mi_handle)>;
+
+  explicit component_aggregator(style_of style) : style_(std::move(style)) {}
+
+  // A new component; false if one of that name is live already.
+  bool add_component(const std::string& name);
+
+  // The component stops holding time back; appends to `out` what becomes complete.
+  // False if no live component has that name.
+  bool remove_component(const std::string& name, std::vector<sample>& out);
+
+  // Samples of a live component (an unknown one is added first); appends to `out` what
+  // becomes complete. Samples must be valid (end >= start, finite).
+  void add_samples(const std::string& component, const std::vector<sample>& in,
+                   std::vector<sample>& out);
+
+  // An MI that was deleted: its pending samples are forgotten.
+  void forget(mi_handle mi) { mis_.erase(mi.id); }
+
+  bool is_component(const std::string& name) const { return live_.count(name) != 0; }
+  const std::set<std::string>& components() const { return live_; }
+
+  // The aggregated time of an MI: everything before it was emitted (-1: nothing yet).
+  time_ns aggregated_time(mi_handle mi) const;
+
+  // Samples received and held back, over all MIs and components.
+  std::size_t pending() const;
+
+ private:
+  // A received sample, or what is left of it after its first part was emitted. `amount` is
+  // a COUNTER's value, or a SAMPLED level times the length (its weight).
+  struct piece {
+    time_ns start;
+    time_ns end;
+    double amount;
+  };
+  struct part {            // one component of one MI
+    time_ns reported = 0;  // the latest end it reported
+    std::deque<piece> pieces;
+  };
+  struct mi_state {
+    bool started = false;
+    time_ns done = 0;  // the aggregated time t
+    std::map<std::string, part> parts;
+  };
+
+  void add_one(const std::string& component, const sample& s, std::vector<sample>& out);
+  void advance(std::uint64_t mi, mi_state& m, std::vector<sample>& out);
+
+  style_of style_;
+  std::set<std::string> live_;
+  std::map<std::uint64_t, mi_state> mis_;  // by MI handle
+};
+
+}  // namespace perfdm
