@@ -12,6 +12,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
+#include "actors/component_aggregator.hpp"
 #include "actors/internal_messages.hpp"
 #include "actors/metric_instance_actor.hpp"
 #include "actors/phase_manager_actor.hpp"
@@ -57,7 +58,14 @@ class data_manager : public caf::event_based_actor {
  public:
   data_manager(caf::actor_config& cfg, engine_options options)
       : caf::event_based_actor(cfg), options_(options),
-        clock_start_(std::chrono::steady_clock::now()), global_width_(options.base_width),
+        clock_start_(std::chrono::steady_clock::now()),
+        origin_(std::chrono::duration<double>(
+                    std::chrono::system_clock::now().time_since_epoch()).count()),
+        aggregator_([this](mi_handle h) {
+          auto* e = find_mi(h);
+          return e ? metrics_[e->metric.id].style : metric_style::counter;
+        }),
+        global_width_(options.base_width),
         current_width_(options.base_width), interval_(options.base_width) {}
 
   caf::behavior make_behavior() override {
@@ -73,9 +81,7 @@ class data_manager : public caf::event_based_actor {
     // A stray error message (a client answering what was no request) must not take the
     // engine down; the DM's own requests all go to linked actors, whose failure ends it anyway.
     set_error_handler([](caf::error&) {});
-    set_down_handler([=](caf::down_msg& x) {
-      sources_.erase(std::remove(sources_.begin(), sources_.end(), x.source), sources_.end());
-    });
+    set_down_handler([=](caf::down_msg& x) { on_source_gone(x.source); });
     return {
       [=](define_metric& x) { return answer(on_define_metric(x)); },
       [=](define_resource& x) { return answer(on_define_resource(x)); },
@@ -92,12 +98,12 @@ class data_manager : public caf::event_based_actor {
       [=](samples_request& x) { return on_samples(x.samples, true); },
       [=](data_request& x) { return on_data(x); },
       [=](status_query) { return on_status(); },
-      [=](source_register& x) { on_source_register(x.source); },
+      [=](source_register& x) { on_source_register(x.source, x.component); },
       [=](source_unregister& x) {
         demonitor(x.source);
-        sources_.erase(std::remove(sources_.begin(), sources_.end(), x.source), sources_.end());
+        on_source_gone(x.source.address());
       },
-      [=](source_samples& x) { return on_samples(x.samples, false); },
+      [=](source_samples& x) { return on_source_samples(x.samples); },
       [=](attach_request& x) { return delegate(registry_, x); },
       [=](detach_request& x) { return delegate(registry_, x); },
       [=](list_processes& x) { return delegate(registry_, x); },
@@ -227,6 +233,7 @@ class data_manager : public caf::event_based_actor {
       current_histograms_ -= s.has_current;
       --live_mis_;
       pairs_.erase({e->metric.id, e->focus.id});
+      aggregator_.forget(h);
       mis_[h.id].reset();
     }
   }
@@ -395,6 +402,7 @@ class data_manager : public caf::event_based_actor {
   source_update collection_set() const {
     source_update u;
     u.interval = to_seconds(interval_);
+    u.origin = origin_;
     for (std::size_t i = 0; i < mis_.size(); ++i) {
       auto& e = mis_[i];
       if (!e || !e->summary.collecting) continue;
@@ -425,12 +433,45 @@ class data_manager : public caf::event_based_actor {
     last_update_ = std::move(u);
   }
 
-  void on_source_register(const caf::actor& source) {
+  void on_source_register(const caf::actor& source, const std::string& component) {
     if (!source || std::find(sources_.begin(), sources_.end(), source) != sources_.end()) return;
     monitor(source);
     sources_.push_back(source);
+    if (!component.empty()) {
+      components_.emplace(source.address(), component);
+      aggregator_.add_component(component);
+    }
     last_update_ = collection_set();
     send(source, last_update_);
+  }
+
+  // A source that ended or unregistered. A component stops holding the aggregate back, every
+  // open stream hears of it, and what it sent is kept: the samples that thereby became
+  // complete go in as a local source's would.
+  void on_source_gone(const caf::actor_addr& source) {
+    sources_.erase(std::remove(sources_.begin(), sources_.end(), source), sources_.end());
+    auto i = components_.find(source);
+    if (i == components_.end()) return;
+    auto name = i->second;
+    components_.erase(i);
+    for (auto& [addr, other] : components_)
+      if (other == name) return;  // another live source shares the name
+    std::vector<sample> complete;
+    aggregator_.remove_component(name, complete);
+    for (auto& [h, a] : streams_) send(a, component_removed_event{h, name});
+    if (!complete.empty()) caf::anon_send(this, source_samples{std::move(complete)});
+  }
+
+  // A component's samples are aggregated first; what is complete goes in (its ack counts
+  // those). A local source's go straight in.
+  caf::response_promise on_source_samples(std::vector<sample>& samples) {
+    auto i = components_.find(caf::actor_cast<caf::actor_addr>(current_sender()));
+    if (i == components_.end()) return on_samples(samples, false);
+    for (auto& s : samples)
+      if (auto err = check_sample(s)) return fail(*err);
+    std::vector<sample> complete;
+    aggregator_.add_samples(i->second, samples, complete);
+    return on_samples(complete, false);
   }
 
   // ---------------------------------------------------------------- streams (T1-T3)
@@ -671,6 +712,7 @@ class data_manager : public caf::event_based_actor {
     out->now = to_seconds(now());
     out->interval = to_seconds(interval_);
     out->phase = current_phase_;
+    out->components.assign(aggregator_.components().begin(), aggregator_.components().end());
     auto hs = live_mis();
     out->mis.resize(hs.size());
     auto index = std::make_shared<std::map<std::uint64_t, std::size_t>>();
@@ -689,6 +731,8 @@ class data_manager : public caf::event_based_actor {
 
   engine_options options_;
   std::chrono::steady_clock::time_point clock_start_;
+  double origin_;  // engine time 0, seconds since the Unix epoch (for remote sources)
+  component_aggregator aggregator_;
   caf::actor phase_manager_;
   caf::actor interval_actor_;
   caf::actor registry_;  // observed processes and their frame ingest actors
@@ -706,6 +750,7 @@ class data_manager : public caf::event_based_actor {
   std::size_t live_mis_ = 0;            // entries of mis_ that are not empty
   std::size_t current_histograms_ = 0;  // live MIs with a current-phase histogram
   std::vector<caf::actor> sources_;     // registered data sources, monitored
+  std::map<caf::actor_addr, std::string> components_;  // the sources that are components
   source_update last_update_;           // what the sources were told last
 
   phase_handle current_phase_{0};

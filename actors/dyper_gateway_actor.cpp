@@ -254,6 +254,7 @@ caf::behavior connection(connection_broker* self, caf::io::connection_handle hdl
       [=](samplerate_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](new_metric_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](new_resource_event& e) { on_event(self, caf::make_message(std::move(e))); },
+      [=](component_removed_event& e) { on_event(self, caf::make_message(std::move(e))); },
       // DyPer's START/END of processes, pushed to every connection.
       [=](process_announcement& a) { write(self, frame_message(a.xml)); },
   };

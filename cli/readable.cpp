@@ -93,6 +93,11 @@ std::string readable(const session_line& line) {
     auto& x = m.get_as<new_resource_event>(0);
     return "  stream " + to_string(x.stream) + " new resource " + x.resource.name;
   }
+  if (m.match_elements<component_removed_event>()) {
+    auto& x = m.get_as<component_removed_event>(0);
+    return "  stream " + to_string(x.stream) + " component " + x.name +
+           " removed (its data so far is kept)";
+  }
   if (m.match_elements<mi_info>()) {
     auto& x = m.get_as<mi_info>(0);
     return "  = metric instance " + to_string(x.id) + " (" + x.metric + " at " + x.focus +

@@ -164,6 +164,7 @@ struct status_info {
   double interval = 0;
   phase_handle phase;
   std::vector<mi_status> mis;
+  std::vector<std::string> components;  // live component sources (daemons), by name
 };
 struct samplerate_info {
   double interval = 0;
@@ -207,6 +208,12 @@ struct new_resource_event {
   stream_handle stream;
   resource_info resource;
 };
+// A component source (a daemon) went down or unregistered: the metric instances' data
+// continues from the other components; what it sent is kept.
+struct component_removed_event {
+  stream_handle stream;
+  std::string name;
+};
 
 // ---- inspect() ----
 
@@ -245,7 +252,7 @@ PERFDM_INSPECT(samples_ack, x.count, x.dropped)
 PERFDM_INSPECT(histogram_data, x.mi, x.start, x.width, x.nbins, x.values)
 PERFDM_INSPECT(mi_status, x.id, x.metric, x.focus, x.global_users, x.current_users, x.flags,
                x.collecting, x.has_global, x.has_current, x.archived)
-PERFDM_INSPECT(status_info, x.now, x.interval, x.phase, x.mis)
+PERFDM_INSPECT(status_info, x.now, x.interval, x.phase, x.mis, x.components)
 PERFDM_INSPECT(samplerate_info, x.interval)
 PERFDM_INSPECT(log_written, x.file, x.bytes)
 PERFDM_INSPECT(data_value, x.mi, x.phase, x.bucket, x.value)
@@ -255,5 +262,6 @@ PERFDM_INSPECT(new_phase_event, x.stream, x.phase)
 PERFDM_INSPECT(samplerate_event, x.stream, x.interval)
 PERFDM_INSPECT(new_metric_event, x.stream, x.metric)
 PERFDM_INSPECT(new_resource_event, x.stream, x.resource)
+PERFDM_INSPECT(component_removed_event, x.stream, x.name)
 
 }  // namespace perfdm

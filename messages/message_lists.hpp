@@ -26,6 +26,6 @@ using reply_types = type_list<metric_info, resource_info, phase_info, metric_lis
                               process_info, process_list, frames_stats, pong, who_reply,
                               cpu_profile_report, stacks_report, process_command_reply>;
 using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
-                              new_metric_event, new_resource_event>;
+                              new_metric_event, new_resource_event, component_removed_event>;
 
 }  // namespace perfdm

@@ -28,12 +28,20 @@ struct collecting_mi {
 struct source_update {
   double interval = 0;  // seconds, the sampling interval of the SI controller
   std::vector<collecting_mi> mis;
+  // The engine's time 0 in seconds since the Unix epoch (CLOCK_REALTIME): a source on
+  // another node stamps its samples in engine time with it (clocks synchronised by NTP).
+  double origin = 0;
 };
 
 // A source registers with the data manager (which monitors it) and gets a source_update now
 // and after every change; unregistering (or terminating) ends that.
+// `component` empty: a local source, whose samples go straight into the metric instances.
+// Otherwise the source is a component (a per-node daemon, named e.g. "host:pid"): its
+// samples are aggregated with the other components' (component_aggregator.hpp), and when it
+// goes down every open stream hears COMPONENTREMOVED.
 struct source_register {
   caf::actor source;
+  std::string component;
 };
 struct source_unregister {
   caf::actor source;
@@ -47,8 +55,8 @@ struct source_samples {
 };
 
 PERFDM_INSPECT(collecting_mi, x.mi, x.metric, x.focus)
-PERFDM_INSPECT(source_update, x.interval, x.mis)
-PERFDM_INSPECT(source_register, x.source)
+PERFDM_INSPECT(source_update, x.interval, x.mis, x.origin)
+PERFDM_INSPECT(source_register, x.source, x.component)
 PERFDM_INSPECT(source_unregister, x.source)
 PERFDM_INSPECT(source_samples, x.samples)
 

@@ -64,6 +64,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(samplerate_event);
   PERFDM_REGISTER(new_metric_event);
   PERFDM_REGISTER(new_resource_event);
+  PERFDM_REGISTER(component_removed_event);
   PERFDM_REGISTER(collecting_mi);
   PERFDM_REGISTER(std::vector<collecting_mi>);
   PERFDM_REGISTER(source_update);

@@ -983,7 +983,9 @@ std::string reply_body(const status_info& x) {
       .number("NOW", x.now)
       .number("SAMPLEINTERVAL", x.interval)
       .id("PHASE", x.phase)
-      .wrap(join(x.mis, "", mi));
+      .wrap(join(x.mis, "", mi) + join(x.components, "", [](const std::string& c) {
+              return element("COMPONENT").text("NAME", c).leaf();
+            }));
 }
 std::string reply_body(const log_written& x) {
   return element("LOG").text("FILE", x.file).count("BYTES", x.bytes).leaf();
@@ -1147,6 +1149,9 @@ std::string event_text(const new_resource_event& x) {
       .text("NAME", r.name)
       .text("PARENT", r.parent)
       .leaf();
+}
+std::string event_text(const component_removed_event& x) {
+  return element("DYPER").id("COMPONENTREMOVED", x.stream).text("NAME", x.name).leaf();
 }
 
 // ---- input checks before parsing ----

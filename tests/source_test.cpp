@@ -76,7 +76,7 @@ TEST_CASE("S4 sources hear the collecting set and the interval on registration a
   f.ask<resource_info>(define_resource{"/Process/demo{42}"});
   auto stream = f.ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(f.client)}).stream;
 
-  f.source->send(f.dm, source_register{caf::actor_cast<caf::actor>(f.source)});
+  f.source->send(f.dm, source_register{caf::actor_cast<caf::actor>(f.source), {}});
   auto first = f.next_update();
   CHECK(first.mis.empty());
   CHECK(first.interval == Approx(0.2));
@@ -99,7 +99,7 @@ TEST_CASE("D3 sources hear that an MI stopped collecting, and nothing for reques
   fixture f;
   f.ask<metric_info>(define_metric{"work.requests", metric_style::counter, ""});
   auto stream = f.ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(f.client)}).stream;
-  f.source->send(f.dm, source_register{caf::actor_cast<caf::actor>(f.source)});
+  f.source->send(f.dm, source_register{caf::actor_cast<caf::actor>(f.source), {}});
   f.next_update();
   auto mi = f.ask<mi_info>(
       enable_request{stream, "work.requests", {}, phase_ref{phase_type::global, false, {}}, {}});
@@ -118,7 +118,7 @@ TEST_CASE("S4 a first CURRENT enable in a later phase changes the interval the s
   fixture f;
   f.ask<metric_info>(define_metric{"m", metric_style::counter, ""});
   auto stream = f.ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(f.client)}).stream;
-  f.source->send(f.dm, source_register{caf::actor_cast<caf::actor>(f.source)});
+  f.source->send(f.dm, source_register{caf::actor_cast<caf::actor>(f.source), {}});
   f.next_update();
   auto mi = f.ask<mi_info>(
       enable_request{stream, "m", {}, phase_ref{phase_type::global, false, {}}, {}});
@@ -163,11 +163,11 @@ TEST_CASE("a source that terminates is forgotten by the data manager") {
   auto stream = f.ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(f.client)}).stream;
   {
     caf::scoped_actor gone{f.sys};
-    gone->send(f.dm, source_register{caf::actor_cast<caf::actor>(gone)});
+    gone->send(f.dm, source_register{caf::actor_cast<caf::actor>(gone), {}});
     gone->receive([](source_update&) {});
   }
   // The data manager keeps serving, and a later change reaches the live source only.
-  f.source->send(f.dm, source_register{caf::actor_cast<caf::actor>(f.source)});
+  f.source->send(f.dm, source_register{caf::actor_cast<caf::actor>(f.source), {}});
   f.next_update();
   f.ask<mi_info>(enable_request{stream, "m", {}, phase_ref{phase_type::global, false, {}}, {}});
   CHECK(f.next_update().mis.size() == 1);

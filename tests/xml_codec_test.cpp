@@ -629,7 +629,7 @@ TEST_CASE("print_reply writes the status", "[xml]") {
   b.current_users = {stream_handle{2}};
   b.flags = {true, true, false};
   b.has_current = true;
-  status_info s{1.5, 0.2, phase_handle{0}, {a, b}};
+  status_info s{1.5, 0.2, phase_handle{0}, {a, b}, {}};
   CHECK(
       reply(caf::make_message(s)) ==
       wrapped("<STATUS NOW='1.5' SAMPLEINTERVAL='0.2' PHASE='0'>"
@@ -642,9 +642,9 @@ TEST_CASE("print_reply writes the status", "[xml]") {
               "</STATUS>"));
   mi_status g;
   g.has_global = true;
-  CHECK(reply(caf::make_message(status_info{0, 0.2, phase_handle{3}, {g}}))
+  CHECK(reply(caf::make_message(status_info{0, 0.2, phase_handle{3}, {g}, {}}))
             .find("HISTOGRAMS='GLOBAL'") != std::string::npos);
-  CHECK(reply(caf::make_message(status_info{0, 0.2, phase_handle{3}, {}})) ==
+  CHECK(reply(caf::make_message(status_info{0, 0.2, phase_handle{3}, {}, {}})) ==
         wrapped("<STATUS NOW='0' SAMPLEINTERVAL='0.2' PHASE='3'></STATUS>"));
 }
 
@@ -707,6 +707,8 @@ TEST_CASE("print_event writes every stream event", "[xml]") {
   CHECK(print_event(caf::make_message(
             new_resource_event{stream_handle{0}, {resource_handle{1}, "/a", "/"}})) ==
         "<DYPER NEWRESOURCE='0' ID='1' NAME='/a' PARENT='/'/>");
+  CHECK(print_event(caf::make_message(component_removed_event{stream_handle{2}, "node<1>:42"})) ==
+        "<DYPER COMPONENTREMOVED='2' NAME='node&lt;1&gt;:42'/>");
   CHECK(print_event(caf::make_message(new_metric_event{
             stream_handle{5}, {metric_handle{2}, "&", metric_style::sampled, "<"}})) ==
         "<DYPER NEWMETRIC='5' ID='2' NAME='&amp;' STYLE='SAMPLED' UNITS='&lt;'/>");
