@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/daemon_command.hpp"
 #include "cli/dm_log_module.hpp"
 #include "cli/frames_log_module.hpp"
 #include "cli/frames_commands.hpp"
@@ -237,11 +238,14 @@ int main(int argc, char** argv) {
   perfdm::add_frames_commands(app);
   perfdm::send_options send_options;
   auto* send = perfdm::add_send_command(app, send_options);
+  perfdm::daemon_options daemon_options;
+  auto* daemon = perfdm::add_daemon_command(app, daemon_options);
 
   CLI11_PARSE(app, argc, argv);
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
 
   if (*send) return perfdm::run_send_command(send_options, std::cin, std::cout, std::cerr);
+  if (*daemon) return perfdm::run_daemon_command(daemon_options, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();

@@ -1,0 +1,150 @@
+// A per-node daemon's relay. See daemon_relay_actor.hpp.
+#include "actors/daemon_relay_actor.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+#include <vector>
+
+#include "actors/process_registry_actor.hpp"
+#include "messages/dm_messages.hpp"
+#include "messages/native_messages.hpp"
+#include "messages/process_commands.hpp"
+#include "messages/process_messages.hpp"
+#include "messages/source_messages.hpp"
+#include "shm/frame_clock.hpp"
+
+namespace perfdm {
+
+std::string default_component_name() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");
+  return std::string(host) + ":" + std::to_string(getpid());
+}
+
+namespace {
+
+using flush_atom = caf::atom_constant<caf::atom("relayflush")>;
+
+class daemon_relay : public caf::event_based_actor {
+ public:
+  daemon_relay(caf::actor_config& cfg, caf::actor upstream, relay_options o)
+      : caf::event_based_actor(cfg), upstream_(std::move(upstream)), options_(std::move(o)) {}
+
+  caf::behavior make_behavior() override {
+    monitor(upstream_);
+    set_down_handler([=](caf::down_msg& x) {
+      if (x.source == upstream_.address()) return quit(caf::exit_reason::remote_link_unreachable);
+      forget(x.source);
+    });
+    set_error_handler([](caf::error&) {});
+    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component});
+    return {
+        // ---- from upstream
+        [=](source_update& u) { on_update(u); },
+        // ---- from the local sources, as to a data manager
+        [=](source_register& x) {
+          if (!x.source || std::count(sources_.begin(), sources_.end(), x.source)) return;
+          monitor(x.source);
+          sources_.push_back(x.source);
+          send(x.source, last_);
+        },
+        [=](source_unregister& x) {
+          demonitor(x.source);
+          forget(x.source.address());
+        },
+        [=](source_samples& x) {
+          samples_ack ack{x.samples.size(), 0};
+          received_ += x.samples.size();
+          if (buffer_.empty() && !x.samples.empty())
+            delayed_send(this, options_.flush_period, flush_atom::value, ++batch_id_);
+          buffer_.insert(buffer_.end(), x.samples.begin(), x.samples.end());
+          if (buffer_.size() >= options_.batch) flush();
+          return ack;
+        },
+        [=](flush_atom, std::uint64_t id) {
+          if (id == batch_id_) flush();  // the batch that timer was for is still open
+        },
+        [=](define_resource& x) { return delegate(upstream_, x); },
+        [=](define_metric& x) { return delegate(upstream_, x); },
+        [=](status_query x) { return delegate(upstream_, x); },  // the registry's REPORT
+        // ---- the daemon's own requests, for its local process registry
+        [=](relay_ready_atom) {
+          auto rp = make_response_promise<ok_reply>();
+          if (registry_)
+            rp.deliver(ok_reply{});
+          else
+            waiting_.push_back(rp);
+          return rp;
+        },
+        [=](relay_stats_atom) {
+          return caf::make_message(received_, batches_,
+                                   static_cast<std::uint64_t>(sources_.size()));
+        },
+        [=](attach_request& x) { return delegate(registry_, x); },
+        [=](detach_request& x) { return delegate(registry_, x); },
+        [=](watch_request& x) { return delegate(registry_, x); },
+        [=](unwatch_request& x) { return delegate(registry_, x); },
+        [=](list_processes& x) { return delegate(registry_, x); },
+        [=](frames_stats_query& x) { return delegate(registry_, x); },
+        [=](process_announcements&) {},          // DyPer's START/END stay local
+        [=](samples_ack&) {}, [=](ok_reply) {},  // upstream acknowledged the registration
+    };
+  }
+
+ private:
+  void on_update(source_update& u) {
+    last_ = u;
+    if (!registry_) start_registry(u.origin);
+    for (auto& s : sources_) send(s, last_);
+  }
+
+  // Engine time 0 on this node's CLOCK_MONOTONIC, from the engine's origin on the wall clock.
+  void start_registry(double origin) {
+    auto wall_now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    auto mono_now = shm::monotonic_now_ns();
+    ingest_options io;
+    io.origin_monotonic_ns = mono_now - to_ns(wall_now - origin);
+    native_options no = options_.native;
+    no.origin_monotonic_ns = io.origin_monotonic_ns;
+    registry_ = spawn_process_registry(this, io, no);
+    for (auto& rp : waiting_) rp.deliver(ok_reply{});
+    waiting_.clear();
+  }
+
+  void forget(const caf::actor_addr& source) {
+    sources_.erase(std::remove(sources_.begin(), sources_.end(), source), sources_.end());
+  }
+
+  void flush() {
+    ++batch_id_;  // a timer for an earlier batch finds nothing of its own
+    if (buffer_.empty()) return;
+    ++batches_;
+    send(upstream_, source_samples{std::move(buffer_)});
+    buffer_.clear();
+    buffer_.reserve(options_.batch);
+  }
+
+  caf::actor upstream_;
+  relay_options options_;
+  caf::actor registry_;
+  std::vector<caf::actor> sources_;
+  source_update last_;
+  std::vector<sample> buffer_;
+  std::uint64_t batch_id_ = 0;
+  std::uint64_t received_ = 0;
+  std::uint64_t batches_ = 0;
+  std::vector<caf::typed_response_promise<ok_reply>> waiting_;
+};
+
+}  // namespace
+
+caf::actor spawn_daemon_relay(caf::actor_system& sys, caf::actor upstream, relay_options o) {
+  if (o.component.empty()) o.component = default_component_name();
+  return sys.spawn<daemon_relay>(std::move(upstream), std::move(o));
+}
+
+}  // namespace perfdm

@@ -1,0 +1,47 @@
+// The relay of a per-node daemon (`perfdm daemon`): towards the daemon's local data sources
+// (frame ingest and native source actors, spawned by its own process registry) it stands in
+// for the data manager; towards the central engine it is ONE data source, registered as a
+// component (Paradyn's aggregation happens there). It
+// - registers upstream as component "<host>:<daemon pid>" and passes every source_update it
+//   gets to every local source, so interval changes and enable/disable reach every daemon;
+// - forwards the definitions the local sources make (resources, metrics) upstream, where
+//   the metric instances live, and the answers back;
+// - forwards the local sources' samples upstream in batches: a batch goes when it holds
+//   `batch` samples or `flush_period` after its first sample, whichever comes first (CAF
+//   carries some 50 k remote messages/s, so one message per sample would not do);
+// - spawns the local process registry once the first source_update told it the engine's
+//   time origin, so local samples are stamped in engine time, and serves ATTACH, WATCH
+//   and the other process requests with it.
+// It ends when the upstream goes down.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <chrono>
+#include <string>
+
+#include "actors/native_source_actor.hpp"
+
+namespace perfdm {
+
+struct relay_options {
+  std::string component;  // the name upstream; "<host>:<pid>" by default
+  std::size_t batch = 8192;
+  std::chrono::milliseconds flush_period{5};
+  native_options native;  // for watched processes (the origin is set from upstream)
+};
+
+// Answered with ok_reply once the relay registered upstream and knows the engine's time
+// origin: ATTACH and WATCH sent to the relay work from then on.
+using relay_ready_atom = caf::atom_constant<caf::atom("relayrdy")>;
+
+// Counters of the relay: relay_stats_atom -> (samples received from local sources, batches
+// sent upstream, local sources registered now).
+using relay_stats_atom = caf::atom_constant<caf::atom("relaystat")>;
+
+caf::actor spawn_daemon_relay(caf::actor_system& sys, caf::actor upstream, relay_options o);
+
+// "<hostname>:<pid>" of this process.
+std::string default_component_name();
+
+}  // namespace perfdm

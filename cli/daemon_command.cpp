@@ -1,0 +1,206 @@
+#include "cli/daemon_command.hpp"
+
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/scoped_actor.hpp>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <future>
+#include <iostream>
+#include <thread>
+
+#include "actors/daemon_relay_actor.hpp"
+#include "cli/host_port.hpp"
+#include "messages/dm_error.hpp"
+#include "messages/dm_messages.hpp"
+#include "messages/native_messages.hpp"
+#include "messages/process_messages.hpp"
+#include "messages/time.hpp"
+#include "messages/type_registry.hpp"
+#include "messages/xml_codec.hpp"
+
+namespace perfdm {
+
+namespace {
+
+volatile std::sig_atomic_t daemon_stop = 0;
+
+void on_daemon_stop(int) {
+  daemon_stop = 1;
+}
+
+// A TCP connection to the address within `seconds`: CAF's remote_actor has no timeout of its
+// own, so an unreachable upstream is told apart here.
+bool reachable(const host_port& a, double seconds, std::string& why) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = getaddrinfo(a.host.c_str(), std::to_string(a.port).c_str(), &hints, &found)) {
+    why = gai_strerror(rc);
+    return false;
+  }
+  bool ok = false;
+  why = "no address";
+  for (auto* ai = found; ai && !ok; ai = ai->ai_next) {
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK, ai->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+      ok = true;
+    } else if (errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      if (poll(&p, 1, static_cast<int>(seconds * 1000)) == 1) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        ok = err == 0;
+        if (!ok) why = std::strerror(err);
+      } else {
+        why = "no answer within " + std::to_string(static_cast<int>(seconds)) + " s";
+      }
+    } else {
+      why = std::strerror(errno);
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return ok;
+}
+
+struct daemon_config : caf::actor_system_config {
+  daemon_config() {
+    register_message_types(*this);
+    load<caf::io::middleman>();
+    set("logger.console", caf::atom("none"));
+    // A frozen engine is detected, not waited for for ever.
+    set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
+    set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
+  }
+};
+
+}  // namespace
+
+CLI::App* add_daemon_command(CLI::App& app, daemon_options& o) {
+  auto* d = app.add_subcommand(
+      "daemon",
+      "Run a per-node daemon: observe local processes and forward their batched "
+      "samples to a central engine (engine --publish), which aggregates the daemons");
+  d->add_option("--upstream", o.upstream, "HOST:PORT of the central engine's --publish")
+      ->required();
+  d->add_option("--attach", o.attach, "attach this process's frames (repeatable)")
+      ->check(CLI::PositiveNumber);
+  d->add_option("--pid", o.watch, "watch this process: /proc and stack sampling (repeatable)")
+      ->check(CLI::PositiveNumber);
+  d->add_option("--name", o.name, "the daemon's component name (default HOSTNAME:PID)");
+  d->add_option("--batch", o.batch, "samples per message upstream at most")
+      ->check(CLI::Range(1, 1 << 24));
+  d->add_option("--flush-ms", o.flush_ms, "the longest a sample waits before going upstream")
+      ->check(CLI::Range(0.1, 10000.0));
+  d->add_option("--connect-timeout", o.connect_timeout_seconds,
+                "seconds to wait for the upstream engine")
+      ->check(CLI::Range(0.1, 3600.0));
+  d->add_option("--checktime", o.checktime_ms,
+                "mean milliseconds between stack samples of watched processes")
+      ->check(CLI::Range(0.1, 10000.0));
+  return d;
+}
+
+int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream& err) {
+  auto address = parse_host_port(o.upstream);
+  if (!address || address->port == 0) {
+    err << "perfdm daemon: --upstream '" << o.upstream << "' is not HOST:PORT\n";
+    return 2;
+  }
+  std::string why;
+  if (!reachable(*address, o.connect_timeout_seconds, why)) {
+    err << "perfdm daemon: cannot reach the engine at " << o.upstream << ": " << why << '\n';
+    return 2;
+  }
+  daemon_config cfg;
+  caf::actor_system sys{cfg};
+  // The handshake runs apart, so that a peer that accepts but never answers costs the
+  // timeout, not a daemon hanging (the blocked call is abandoned with the process).
+  auto connecting = std::async(std::launch::async, [&] {
+    return sys.middleman().remote_actor(address->host, address->port);
+  });
+  if (connecting.wait_for(std::chrono::duration<double>(o.connect_timeout_seconds)) !=
+      std::future_status::ready) {
+    err << "perfdm daemon: " << o.upstream << " accepted but did not answer as a perfdm engine\n";
+    std::_Exit(2);
+  }
+  auto upstream = connecting.get();
+  if (!upstream) {
+    err << "perfdm daemon: " << o.upstream
+        << " is no perfdm engine: " << sys.render(upstream.error()) << '\n';
+    return 2;
+  }
+
+  relay_options ro;
+  ro.component = o.name;
+  ro.batch = o.batch;
+  ro.flush_period = std::chrono::milliseconds(std::max<long>(1, std::lround(o.flush_ms)));
+  ro.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
+  auto relay = spawn_daemon_relay(sys, *upstream, ro);
+  caf::scoped_actor self{sys};
+  self->monitor(relay);
+  int status = 0;
+  bool ready = false;
+  self->request(relay, std::chrono::seconds(30), relay_ready_atom::value)
+      .receive([&](ok_reply) { ready = true; },
+               [&](caf::error& e) {
+                 err << "perfdm daemon: the engine did not register the daemon: " << sys.render(e)
+                     << '\n';
+               });
+  if (!ready) {
+    self->send_exit(relay, caf::exit_reason::user_shutdown);
+    return 2;
+  }
+  auto run = [&](caf::message request, const char* what, int pid) {
+    self->request(relay, std::chrono::seconds(60), std::move(request))
+        .receive([&](process_info& p) { out << print_reply_body(caf::make_message(p)) << '\n'; },
+                 [&](caf::error& e) {
+                   err << "perfdm daemon: cannot " << what << " process " << pid << ": "
+                       << dm_error_reason(e) << '\n';
+                   status = 1;
+                 });
+  };
+  std::vector<int> attached;
+  for (int pid : o.attach) {
+    run(caf::make_message(attach_request{pid, {}, false, 0, 0}), "attach", pid);
+    if (status == 0) attached.push_back(pid);
+  }
+  for (int pid : o.watch) run(caf::make_message(watch_request{pid}), "watch", pid);
+  err << "perfdm daemon: component " << (o.name.empty() ? default_component_name() : o.name)
+      << " forwarding to " << o.upstream << '\n';
+  out.flush();
+
+  struct sigaction sa {};
+  sa.sa_handler = on_daemon_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  bool upstream_gone = false;
+  while (!daemon_stop && !upstream_gone)
+    self->receive([&](caf::down_msg&) { upstream_gone = true; },
+                  caf::after(std::chrono::milliseconds(100)) >> [] {});
+  if (upstream_gone) {
+    err << "perfdm daemon: the engine at " << o.upstream << " went away\n";
+    return 1;
+  }
+  // Stopped: the attached processes stop writing frames, and what they wrote goes upstream.
+  for (int pid : attached)
+    self->request(relay, std::chrono::seconds(10), detach_request{pid})
+        .receive([](process_info&) {}, [](caf::error&) {});
+  self->send_exit(relay, caf::exit_reason::user_shutdown);
+  return status;
+}
+
+}  // namespace perfdm
