@@ -15,6 +15,7 @@
 #include "cli/frames_log_module.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/engine_listener.hpp"
+#include "cli/client_command.hpp"
 #include "cli/engine_publisher.hpp"
 #include "cli/readable.hpp"
 #include "cli/send_command.hpp"
@@ -243,11 +244,14 @@ int main(int argc, char** argv) {
   perfdm::add_frames_commands(app);
   perfdm::send_options send_options;
   auto* send = perfdm::add_send_command(app, send_options);
+  perfdm::client_options client_options;
+  auto* client = perfdm::add_client_command(app, client_options);
 
   CLI11_PARSE(app, argc, argv);
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
 
   if (*send) return perfdm::run_send_command(send_options, std::cin, std::cout, std::cerr);
+  if (*client) return perfdm::run_client_command(client_options, std::cin, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();
