@@ -24,6 +24,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
+#include "messages/remote_interface.hpp"
 #include "messages/time.hpp"
 #include "messages/type_registry.hpp"
 #include "messages/xml_codec.hpp"
@@ -76,13 +77,11 @@ bool reachable(const host_port& a, double seconds, std::string& why) {
 }
 
 struct daemon_config : caf::actor_system_config {
-  daemon_config() {
+  explicit daemon_config(const remote_options& remote) {
     register_message_types(*this);
     load<caf::io::middleman>();
     set("logger.console", caf::atom("none"));
-    // A frozen engine is detected, not waited for for ever.
-    set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
-    set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
+    configure_remote(*this, remote);  // a frozen engine is detected, not waited for for ever
   }
 };
 
@@ -110,6 +109,7 @@ CLI::App* add_daemon_command(CLI::App& app, daemon_options& o) {
   d->add_option("--checktime", o.checktime_ms,
                 "mean milliseconds between stack samples of watched processes")
       ->check(CLI::Range(0.1, 10000.0));
+  add_remote_options(*d, o.remote);
   return d;
 }
 
@@ -124,12 +124,12 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
     err << "perfdm daemon: cannot reach the engine at " << o.upstream << ": " << why << '\n';
     return 2;
   }
-  daemon_config cfg;
+  daemon_config cfg(o.remote);
   caf::actor_system sys{cfg};
   // The handshake runs apart, so that a peer that accepts but never answers costs the
   // timeout, not a daemon hanging (the blocked call is abandoned with the process).
   auto connecting = std::async(std::launch::async, [&] {
-    return sys.middleman().remote_actor(address->host, address->port);
+    return sys.middleman().remote_actor<remote_dm_actor>(address->host, address->port);
   });
   if (connecting.wait_for(std::chrono::duration<double>(o.connect_timeout_seconds)) !=
       std::future_status::ready) {
@@ -148,7 +148,7 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
   ro.batch = o.batch;
   ro.flush_period = std::chrono::milliseconds(std::max<long>(1, std::lround(o.flush_ms)));
   ro.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
-  auto relay = spawn_daemon_relay(sys, *upstream, ro);
+  auto relay = spawn_daemon_relay(sys, caf::actor_cast<caf::actor>(*upstream), ro);
   caf::scoped_actor self{sys};
   self->monitor(relay);
   int status = 0;

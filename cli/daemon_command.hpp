@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/remote_options.hpp"
+
 namespace perfdm {
 
 struct daemon_options {
@@ -21,6 +23,7 @@ struct daemon_options {
   double flush_ms = 5;       // the longest a sample waits in the relay
   double connect_timeout_seconds = 10;
   double checktime_ms = 10;  // watched processes: mean ms between stack samples
+  remote_options remote;     // heartbeat and connection timeout
 };
 
 // Adds the `daemon` subcommand to `app`, filling `options`.

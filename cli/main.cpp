@@ -16,6 +16,8 @@
 #include "cli/frames_log_module.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/engine_listener.hpp"
+#include "cli/client_command.hpp"
+#include "cli/engine_publisher.hpp"
 #include "cli/readable.hpp"
 #include "cli/send_command.hpp"
 #include "log/log_command.hpp"
@@ -71,7 +73,7 @@ void wait_for_stop_signal() {
 // before the first request (engine --pid), each answered like a request of its own.
 int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
         const std::string& log_path, const std::string& listen = {},
-        const std::vector<int>& watch = {}) {
+        const std::vector<int>& watch = {}, const perfdm::publish_options& publish = {}) {
   perfdm::session s(o);
   auto print = [&](const perfdm::session_line& l) {
     std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
@@ -118,6 +120,8 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
   };
   perfdm::engine_listener listener;
   if (!listen.empty() && !listener.start(s, listen, o.default_log, std::cerr)) return 1;
+  perfdm::engine_publisher publisher;
+  if (!publisher.start(s, publish, o.default_log, std::cerr)) return 1;
   std::string line;
   while (!stop_requested && next_line(line)) {
     if (readable && !line.empty() && line[0] == '#') {
@@ -128,9 +132,10 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
     s.run_line(line, print);
     std::cout.flush();
   }
-  if (listener.running()) {
+  if (listener.running() || publisher.running()) {
     wait_for_stop_signal();
     listener.stop();
+    publisher.stop();
   }
   if (log_path.empty()) return 0;
   try {
@@ -210,6 +215,8 @@ int main(int argc, char** argv) {
   engine->add_option("--listen", engine_listen,
                      "also serve the DyPer gateway (XML over TCP) on HOST:PORT; port 0 picks "
                      "one; the engine then runs until SIGINT/SIGTERM");
+  perfdm::publish_options engine_publish;
+  perfdm::add_publish_options(*engine, engine_publish);
 
   std::string log_compression = "zlib";
   for (auto* sub : {replay, engine})
@@ -238,6 +245,8 @@ int main(int argc, char** argv) {
   perfdm::add_frames_commands(app);
   perfdm::send_options send_options;
   auto* send = perfdm::add_send_command(app, send_options);
+  perfdm::client_options client_options;
+  auto* client = perfdm::add_client_command(app, client_options);
   perfdm::daemon_options daemon_options;
   auto* daemon = perfdm::add_daemon_command(app, daemon_options);
 
@@ -245,6 +254,7 @@ int main(int argc, char** argv) {
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
 
   if (*send) return perfdm::run_send_command(send_options, std::cin, std::cout, std::cerr);
+  if (*client) return perfdm::run_client_command(client_options, std::cin, std::cout, std::cerr);
   if (*daemon) return perfdm::run_daemon_command(daemon_options, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();
@@ -269,9 +279,10 @@ int main(int argc, char** argv) {
     o.engine.native.delay.checktime_ns = perfdm::to_ns(checktime_ms / 1000);
     if (engine_log.empty()) engine_log = default_engine_log();
     o.default_log = engine_log;
+    perfdm::configure_publishing(o, engine_publish);
     install_stop_handlers();
     return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen,
-               watch_pids);
+               watch_pids, engine_publish);
   }
   std::ifstream in(demo_file);
   return run(in, o, true, true, demo_log);

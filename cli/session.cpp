@@ -20,7 +20,8 @@ namespace perfdm {
 
 namespace {
 
-caf::actor_system_config& configure(caf::actor_system_config& cfg, bool deterministic) {
+caf::actor_system_config& configure(caf::actor_system_config& cfg, const session_options& o) {
+  const bool deterministic = o.deterministic;
   register_message_types(cfg);
   cfg.set("logger.console", caf::atom("none"));
   if (deterministic)
@@ -31,6 +32,7 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg, bool determin
   // idle engine (a frame ingest actor's next poll, a gateway's request) could wait that long;
   // 1 ms costs an idle engine about a thousand wake-ups a second.
   cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
+  if (o.configure && !deterministic) o.configure(cfg);
   return cfg;
 }
 
@@ -38,7 +40,7 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg, bool determin
 
 struct session::impl {
   explicit impl(const session_options& o)
-      : options(o), system(configure(config, o.deterministic)),
+      : options(o), system(configure(config, o)),
         dm(spawn_data_manager(system, o.engine)), self(system) {}
 
   ~impl() {

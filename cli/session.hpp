@@ -8,6 +8,8 @@
 #include <ostream>
 #include <string>
 
+#include <caf/fwd.hpp>
+
 #include "actors/data_manager_actor.hpp"
 #include "cli/dm_log_writer.hpp"
 #include "log/log_codec.hpp"
@@ -28,6 +30,9 @@ struct session_options {
   std::size_t log_memory_bytes = 64u << 20;
   // How every region of the log is compressed (LOG too): --log-compression zlib|zstd.
   log_compression log_compression_type = log_compression::zlib;
+  // Runs on the actor system's config before the system exists (a live session only): CAF
+  // options that must be set then, e.g. the middleman's heartbeat of engine --publish.
+  std::function<void(caf::actor_system_config&)> configure;
 };
 
 // One output line: a reply, an error reply or a stream event, already in XML.
