@@ -1,0 +1,171 @@
+// Per-node daemons against a central engine, all real processes on 127.0.0.1: two daemons,
+// each attached to its own workload, forward to `perfdm engine --publish`; a client enables
+// work.requests over the whole program and over each process. The whole-program MI is the
+// sum of both (Paradyn's aggregation); after `kill -9` of one daemon the engine keeps
+// serving, the client hears COMPONENTREMOVED, and the data continues from the other.
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <regex>
+#include <sstream>
+
+#include "tests/live_engine_test_support.hpp"
+#include "tests/remote_test_support.hpp"
+
+using namespace perfdm;
+using remote_test::eventually;
+using remote_test::process;
+using remote_test::published_engine;
+using remote_test::run_client;
+using remote_test::start_client;
+
+namespace {
+
+std::unique_ptr<process> start_daemon(const published_engine& engine, const std::string& name,
+                                      std::vector<std::string> extra) {
+  std::vector<std::string> argv{PERFDM_BINARY,    "daemon", "--upstream",
+                                engine.address(), "--name", name};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return std::make_unique<process>(argv, "", "daemon");
+}
+
+bool forwarding(const process& daemon) {
+  return daemon.err().find("forwarding to") != std::string::npos;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The buckets of MI `mi` (DATA through a client); a negative value is a bucket without data.
+std::vector<double> buckets(const published_engine& engine, int mi) {
+  auto r = run_client(engine.address(), {"DATA", "MI=" + std::to_string(mi)});
+  std::smatch m;
+  std::vector<double> out;
+  if (!std::regex_search(r.out, m, std::regex(">([^<]*)</HISTOGRAM>"))) return out;
+  std::istringstream in(m[1].str());
+  for (double v; in >> v;) out.push_back(v);
+  return out;
+}
+
+// Bucket indexes in [from, to) with data in every one of `hs`.
+std::vector<std::size_t> common(const std::vector<std::vector<double>>& hs, std::size_t from,
+                                std::size_t to) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = from; k < to; ++k) {
+    bool all = true;
+    for (auto& h : hs) all = all && k < h.size() && h[k] >= 0;
+    if (all) out.push_back(k);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("daemons: the engine aggregates two daemons; one killed is removed, the other goes on",
+          "[daemon][remote]") {
+  published_engine engine;
+  test::workload w1, w2;
+  auto d1 = start_daemon(engine, "node-1", {"--attach", std::to_string(w1.pid)});
+  auto d2 = start_daemon(engine, "node-2", {"--attach", std::to_string(w2.pid)});
+  REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
+  auto status = run_client(engine.address(), {"STATUS"});
+  CHECK(status.out.find("<COMPONENT NAME='node-1'/><COMPONENT NAME='node-2'/>") !=
+        std::string::npos);
+
+  // MI 0: the whole program (both daemons); MIs 1 and 2: one process each.
+  auto focus = [](const test::workload& w) {
+    return " FOCUS=/Process/perfdm_workload{" + std::to_string(w.pid) + "}";
+  };
+  auto watcher = start_client(engine.address(), {"--watch"},
+                              "STREAM\n"
+                              "ENABLE STREAM=$STREAM METRIC=work.requests\n"
+                              "ENABLE STREAM=$STREAM METRIC=work.requests" +
+                                  focus(w1) +
+                                  "\n"
+                                  "ENABLE STREAM=$STREAM METRIC=work.requests" +
+                                  focus(w2) + "\n");
+  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 4; }));
+  auto mis = remote_test::status_mis(run_client(engine.address(), {"STATUS"}).out);
+  REQUIRE(mis.size() == 3);
+  CHECK(mis["0"].find("FOCUS='/'") != std::string::npos);
+
+  // Each complete bucket of the whole program is the sum of the two processes' (the first
+  // bucket with data, where the MIs started at slightly different times, and the last, still
+  // filling, are left out).
+  std::vector<std::vector<double>> hs;
+  std::vector<std::size_t> compared;
+  REQUIRE(eventually([&] {
+    hs = {buckets(engine, 0), buckets(engine, 1), buckets(engine, 2)};
+    auto last = std::min({hs[0].size(), hs[1].size(), hs[2].size()});
+    compared = common(hs, 0, last < 2 ? 0 : last - 2);
+    return compared.size() >= 4;
+  }));
+  compared.erase(compared.begin());
+  double sum = 0;
+  for (auto k : compared) {
+    INFO("bucket " << k);
+    CHECK(hs[0][k] == Approx(hs[1][k] + hs[2][k]).epsilon(1e-9));
+    CHECK(hs[1][k] > 0);
+    CHECK(hs[2][k] > 0);
+    sum += hs[0][k];
+  }
+  CHECK(sum > 0);
+
+  // kill -9 of one daemon: the watcher hears it, the engine keeps serving, and only node-1
+  // is a component from now on.
+  d2->signal(SIGKILL);
+  CHECK(d2->wait() == -1);
+  REQUIRE(eventually([&] {
+    return watcher->out().find("<DYPER COMPONENTREMOVED='0' NAME='node-2'/>") != std::string::npos;
+  }));
+  status = run_client(engine.address(), {"STATUS"});
+  CHECK(status.status == 0);
+  CHECK(status.out.find("<COMPONENT NAME='node-1'/>") != std::string::npos);
+  CHECK(status.out.find("node-2") == std::string::npos);
+
+  // The data continues from node-1: later buckets of the whole program are node-1's alone.
+  auto removed_at = buckets(engine, 0).size();
+  std::vector<std::size_t> after;
+  REQUIRE(eventually([&] {
+    hs = {buckets(engine, 0), buckets(engine, 1)};
+    auto last = std::min(hs[0].size(), hs[1].size());
+    after = common(hs, removed_at + 1, last < 2 ? 0 : last - 2);
+    return after.size() >= 3;
+  }));
+  for (auto k : after) {
+    INFO("bucket " << k);
+    CHECK(hs[0][k] == Approx(hs[1][k]).epsilon(1e-9));
+    CHECK(hs[0][k] > 0);
+  }
+  CHECK(d1->exited() == false);
+}
+
+TEST_CASE("daemons: an unreachable upstream or a bad address is a clear error", "[daemon]") {
+  {
+    process d({PERFDM_BINARY, "daemon", "--upstream", "not an address"}, "", "daemon");
+    CHECK(d.wait() == 2);
+    CHECK(d.err().find("is not HOST:PORT") != std::string::npos);
+  }
+  {
+    // Port 1 on loopback: nothing listens there.
+    process d({PERFDM_BINARY, "daemon", "--upstream", "127.0.0.1:1", "--connect-timeout", "5"}, "",
+              "daemon");
+    CHECK(d.wait() == 2);
+    CHECK(d.err().find("cannot reach the engine at 127.0.0.1:1") != std::string::npos);
+  }
+}
+
+TEST_CASE("daemons: an ATTACH the daemon cannot make is reported, the daemon still serves",
+          "[daemon][remote]") {
+  published_engine engine;
+  // No such process (pids are below 2^22 on Linux).
+  auto d = start_daemon(engine, "node-x", {"--attach", "99999999"});
+  REQUIRE(eventually([&] { return forwarding(*d); }));
+  CHECK(d->err().find("cannot attach process 99999999") != std::string::npos);
+  CHECK(run_client(engine.address(), {"STATUS"}).out.find("<COMPONENT NAME='node-x'/>") !=
+        std::string::npos);
+  d->signal(SIGTERM);
+  CHECK(d->wait() == 1);  // it ran, but not everything it was asked could be done
+}
