@@ -113,25 +113,34 @@ void component_aggregator::advance(std::uint64_t id, mi_state& m, std::vector<sa
         if (b > m.done && b < until) bounds.push_back(b);
   std::sort(bounds.begin(), bounds.end());
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-  for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
-    const time_ns a = bounds[i], b = bounds[i + 1];
-    double sum = 0;
-    bool any = false;
-    for (auto& [name, p] : m.parts)
-      for (auto& x : p.pieces) {
-        if (x.start == x.end) {  // a COUNTER amount at one instant (a SAMPLED one weighs 0)
-          if (counter && x.start >= a && x.start < b) sum += x.amount, any = true;
-          continue;
-        }
-        const time_ns overlap = std::min(x.end, b) - std::max(x.start, a);
-        if (overlap <= 0) continue;
-        sum += x.amount * static_cast<double>(overlap) / static_cast<double>(x.end - x.start);
-        any = true;
+  // Each piece spreads its amount over the segments it overlaps: a binary search for the
+  // first, then a walk, so a batch of n pieces costs O(n log n), not n segments times n.
+  const std::size_t segments = bounds.size() - 1;
+  std::vector<double> sums(segments, 0.0);
+  std::vector<char> any(segments, 0);
+  for (auto& [name, p] : m.parts)
+    for (auto& x : p.pieces) {
+      if (x.start >= until) continue;  // after t': waits
+      // The segment holding x.start: the last bound <= x.start.
+      auto j = static_cast<std::size_t>(std::upper_bound(bounds.begin(), bounds.end(), x.start) -
+                                        bounds.begin() - 1);
+      if (x.start == x.end) {  // a COUNTER amount at one instant (a SAMPLED one weighs 0)
+        if (counter && j < segments) sums[j] += x.amount, any[j] = 1;
+        continue;
       }
-    if (any)
-      out.push_back(sample{mi, to_seconds(a), to_seconds(b),
-                           counter ? sum : sum / static_cast<double>(b - a)});
-  }
+      const double length = static_cast<double>(x.end - x.start);
+      for (; j < segments && bounds[j] < x.end; ++j) {
+        const time_ns overlap = std::min(x.end, bounds[j + 1]) - std::max(x.start, bounds[j]);
+        if (overlap <= 0) continue;
+        sums[j] += x.amount * static_cast<double>(overlap) / length;
+        any[j] = 1;
+      }
+    }
+  for (std::size_t j = 0; j < segments; ++j)
+    if (any[j])
+      out.push_back(
+          sample{mi, to_seconds(bounds[j]), to_seconds(bounds[j + 1]),
+                 counter ? sums[j] : sums[j] / static_cast<double>(bounds[j + 1] - bounds[j])});
   // What was emitted leaves the pieces; a straddling piece keeps its share after t'.
   for (auto& [name, p] : m.parts) {
     auto& ps = p.pieces;
