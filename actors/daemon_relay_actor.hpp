@@ -26,7 +26,7 @@ namespace perfdm {
 
 struct relay_options {
   std::string component;  // the name upstream; "<host>:<pid>" by default
-  std::size_t batch = 8192;
+  std::size_t batch = 2048;  // the best rate in bench/forward_bench
   std::chrono::milliseconds flush_period{5};
   native_options native;  // for watched processes (the origin is set from upstream)
 };

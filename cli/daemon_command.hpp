@@ -19,7 +19,7 @@ struct daemon_options {
   std::vector<int> attach;   // processes to ATTACH (frames)
   std::vector<int> watch;    // processes to WATCH (/proc, stacks)
   std::string name;          // the component's name; default "<hostname>:<pid>"
-  std::size_t batch = 8192;  // samples per upstream message at most
+  std::size_t batch = 2048;  // samples per upstream message at most
   double flush_ms = 5;       // the longest a sample waits in the relay
   double connect_timeout_seconds = 10;
   double checktime_ms = 10;  // watched processes: mean ms between stack samples

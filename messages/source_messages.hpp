@@ -7,12 +7,17 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/deserializer.hpp>
+#include <caf/sec.hpp>
+#include <caf/serializer.hpp>
 
 #include "messages/dm_messages.hpp"
 #include "messages/inspect_macros.hpp"
+#include "messages/sample_wire.hpp"
 
 namespace perfdm {
 
@@ -58,6 +63,23 @@ PERFDM_INSPECT(collecting_mi, x.mi, x.metric, x.focus)
 PERFDM_INSPECT(source_update, x.interval, x.mis, x.origin)
 PERFDM_INSPECT(source_register, x.source, x.component)
 PERFDM_INSPECT(source_unregister, x.source)
-PERFDM_INSPECT(source_samples, x.samples)
+
+// Across the network the samples travel packed (messages/sample_wire.hpp); printing shows them.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, source_samples& x) {
+  if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
+    auto bytes = pack_samples(x.samples);
+    return f(caf::meta::type_name("source_samples"), bytes);
+  } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
+    std::vector<char> bytes;
+    if (auto err = f(caf::meta::type_name("source_samples"), bytes)) return err;
+    if (!unpack_samples(bytes, x.samples))
+      return caf::make_error(caf::sec::invalid_argument,
+                             "source_samples: not a whole number of samples");
+    return caf::none;
+  } else {
+    return f(caf::meta::type_name("source_samples"), x.samples);
+  }
+}
 
 }  // namespace perfdm
