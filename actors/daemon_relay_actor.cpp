@@ -94,6 +94,10 @@ class daemon_relay : public caf::event_based_actor {
     };
   }
 
+ protected:
+  // Whatever ends the relay (but a kill -9 of the daemon), the samples it holds go upstream.
+  void on_exit() override { flush(); }
+
  private:
   void on_update(source_update& u) {
     last_ = u;
@@ -121,7 +125,7 @@ class daemon_relay : public caf::event_based_actor {
 
   void flush() {
     ++batch_id_;  // a timer for an earlier batch finds nothing of its own
-    if (buffer_.empty()) return;
+    if (buffer_.empty() || !upstream_) return;
     ++batches_;
     send(upstream_, source_samples{std::move(buffer_)});
     buffer_.clear();

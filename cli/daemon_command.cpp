@@ -195,10 +195,22 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
     err << "perfdm daemon: the engine at " << o.upstream << " went away\n";
     return 1;
   }
-  // Stopped: the attached processes stop writing frames, and what they wrote goes upstream.
+  // Stopped: the attached processes stop writing frames, the watched ones are let go, and
+  // once their sources sent what they read (they unregister) the relay ends, sending what it
+  // holds. Bounded: a source that does not end in 10 s loses its last samples.
   for (int pid : attached)
     self->request(relay, std::chrono::seconds(10), detach_request{pid})
         .receive([](process_info&) {}, [](caf::error&) {});
+  for (int pid : o.watch)
+    self->request(relay, std::chrono::seconds(10), unwatch_request{pid})
+        .receive([](process_info&) {}, [](caf::error&) {});
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (bool idle = false; !idle && std::chrono::steady_clock::now() < until;) {
+    self->request(relay, std::chrono::seconds(10), relay_stats_atom::value)
+        .receive([&](std::uint64_t, std::uint64_t, std::uint64_t sources) { idle = sources == 0; },
+                 [&](caf::error&) { idle = true; });
+    if (!idle) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   self->send_exit(relay, caf::exit_reason::user_shutdown);
   return status;
 }

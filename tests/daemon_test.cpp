@@ -169,3 +169,25 @@ TEST_CASE("daemons: an ATTACH the daemon cannot make is reported, the daemon sti
   d->signal(SIGTERM);
   CHECK(d->wait() == 1);  // it ran, but not everything it was asked could be done
 }
+
+TEST_CASE("daemons: SIGTERM detaches, sends what was read and leaves the engine cleanly",
+          "[daemon][remote]") {
+  published_engine engine;
+  test::workload w;
+  auto d = start_daemon(engine, "node-t", {"--attach", std::to_string(w.pid)});
+  REQUIRE(eventually([&] { return forwarding(*d); }));
+  auto watcher = start_client(engine.address(), {"--watch"},
+                              "STREAM\nENABLE STREAM=$STREAM METRIC=work.requests\n");
+  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 2; }));
+  REQUIRE(eventually([&] { return buckets(engine, 0).size() >= 3; }));
+  d->signal(SIGTERM);
+  CHECK(d->wait() == 0);
+  CHECK(eventually([&] {
+    return watcher->out().find("<DYPER COMPONENTREMOVED='0' NAME='node-t'/>") != std::string::npos;
+  }));
+  CHECK(run_client(engine.address(), {"STATUS"}).out.find("<COMPONENT") == std::string::npos);
+  // The workload runs on, no longer attached: a new daemon can attach it again.
+  auto again = start_daemon(engine, "node-u", {"--attach", std::to_string(w.pid)});
+  REQUIRE(eventually([&] { return forwarding(*again); }));
+  CHECK(again->err().find("cannot attach") == std::string::npos);
+}
