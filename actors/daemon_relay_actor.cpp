@@ -49,7 +49,7 @@ class daemon_relay : public caf::event_based_actor {
           if (!x.source || std::count(sources_.begin(), sources_.end(), x.source)) return;
           monitor(x.source);
           sources_.push_back(x.source);
-          send(x.source, last_);
+          if (registry_) send(x.source, last_);  // else it comes with the first from upstream
         },
         [=](source_unregister& x) {
           demonitor(x.source);

@@ -1,0 +1,127 @@
+// A daemon's relay in one process, between a data manager and a local source (actors, no
+// network): the source hears every source update (enable, interval changes) through it, its
+// definitions reach the data manager, and its samples go upstream in batches, by count and
+// by time, as one component.
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+
+#include "actors/daemon_relay_actor.hpp"
+#include "actors/data_manager_actor.hpp"
+#include "messages/dm_error.hpp"
+#include "messages/source_messages.hpp"
+#include "messages/type_registry.hpp"
+
+using namespace perfdm;
+
+namespace perfdm {
+// Polls `condition` for up to 20 s (a loaded machine is slow, never wrong).
+template <class F>
+bool test_eventually(F&& condition) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < end) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return condition();
+}
+}  // namespace perfdm
+
+namespace {
+
+struct config : caf::actor_system_config {
+  config() {
+    register_message_types(*this);
+    set("logger.console", caf::atom("none"));
+  }
+};
+
+struct fixture {
+  config cfg;
+  caf::actor_system sys{cfg};
+  caf::actor dm = spawn_data_manager(sys);
+  caf::actor relay = spawn_daemon_relay(sys, dm, {"node-r", 4, std::chrono::milliseconds(5), {}});
+  caf::scoped_actor client{sys};
+  caf::scoped_actor source{sys};  // a local source of the daemon
+
+  ~fixture() {
+    client->send_exit(relay, caf::exit_reason::user_shutdown);
+    client->send_exit(dm, caf::exit_reason::user_shutdown);
+  }
+
+  template <class Reply, class Request>
+  Reply ask(const caf::actor& to, Request req) {
+    Reply out;
+    client->request(to, std::chrono::seconds(20), std::move(req))
+        .receive([&](Reply& r) { out = std::move(r); },
+                 [&](caf::error& e) { FAIL("error reply: " << dm_error_reason(e)); });
+    return out;
+  }
+
+  source_update next_update() {
+    source_update out;
+    bool got = false;
+    source->receive([&](source_update& u) { out = std::move(u), got = true; },
+                    caf::after(std::chrono::seconds(20)) >> [] {});
+    REQUIRE(got);
+    return out;
+  }
+
+  std::vector<double> buckets(mi_handle mi) {
+    return ask<histogram_data>(dm, data_request{mi, phase_ref{}}).values;
+  }
+
+  std::uint64_t batches() {
+    std::uint64_t out = 0;
+    client->request(relay, std::chrono::seconds(20), relay_stats_atom::value)
+        .receive([&](std::uint64_t, std::uint64_t b, std::uint64_t) { out = b; },
+                 [](caf::error&) {});
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("relay: updates reach the local source, definitions and batched samples go upstream",
+          "[daemon][relay]") {
+  fixture f;
+  f.ask<ok_reply>(f.relay, relay_ready_atom::value);
+  CHECK(f.ask<status_info>(f.dm, status_query{}).components == std::vector<std::string>{"node-r"});
+  f.source->send(f.relay, source_register{caf::actor_cast<caf::actor>(f.source), {}});
+  CHECK(f.next_update().mis.empty());
+
+  // A definition through the relay is the data manager's.
+  auto r = f.ask<resource_info>(f.relay, define_resource{"/Process/w{1}"});
+  CHECK(r.name == "/Process/w{1}");
+  f.ask<metric_info>(f.relay, define_metric{"m", metric_style::counter, ""});
+  auto stream = f.ask<stream_opened>(f.dm, open_stream{caf::actor_cast<caf::actor>(f.client)});
+  auto mi =
+      f.ask<mi_info>(f.dm, enable_request{stream.stream, "m", {"/Process/w{1}"}, phase_ref{}, {}})
+          .id;
+  auto on = f.next_update();
+  REQUIRE(on.mis.size() == 1);
+  CHECK(on.mis[0].mi == mi);
+
+  // Fewer samples than a batch go after the flush period.
+  auto ack = f.ask<samples_ack>(f.relay, source_samples{{sample{mi, 0, 0.2, 1}}});
+  CHECK(ack.count == 1);
+  REQUIRE(perfdm::test_eventually([&] { return f.buckets(mi).size() == 1; }));
+  CHECK(f.batches() == 1);
+  // A full batch goes at once: 4 samples of [0.2, 1.0).
+  std::vector<sample> four;
+  for (int i = 1; i <= 4; ++i) four.push_back(sample{mi, 0.2 * i, 0.2 * (i + 1), 2});
+  f.ask<samples_ack>(f.relay, source_samples{four});
+  CHECK(f.batches() == 2);
+  REQUIRE(perfdm::test_eventually([&] { return f.buckets(mi).size() == 5; }));
+  CHECK(f.buckets(mi) == std::vector<double>{1, 2, 2, 2, 2});
+
+  // An interval change (S2: the global base folds) reaches the local source.
+  f.ask<samples_ack>(f.relay, source_samples{{sample{mi, 299, 300, 1}}});
+  CHECK(f.next_update().interval == Approx(0.4));
+  // And a DISABLE that deletes the MI: the source stops collecting it.
+  f.ask<mi_info>(f.dm, disable_request{stream.stream, mi, phase_type::global});
+  CHECK(f.next_update().mis.empty());
+}
