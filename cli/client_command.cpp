@@ -5,6 +5,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/remote_actor.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
@@ -249,6 +250,10 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
     }
     requests.push_back(*xml);
   }
+  if (auto problem = remote_options_problem(o.remote); !problem.empty()) {
+    err << "perfdm client: " << problem << '\n';
+    return 2;
+  }
   if (o.watch) {
     struct sigaction sa {};
     sa.sa_handler = on_client_signal;
@@ -271,8 +276,9 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
   // it forever), so it runs on its own thread and this one waits a bounded time.
   auto connected = std::make_shared<std::promise<caf::expected<remote_dm_actor>>>();
   auto result = connected->get_future();
-  std::thread([&sys, connected, host = where->host, port = where->port] {
-    connected->set_value(sys.middleman().remote_actor<remote_dm_actor>(host, port));
+  std::thread([&sys, connected, host = where->host, port = where->port, tls = o.remote.tls()] {
+    connected->set_value(tls ? caf::openssl::remote_actor<remote_dm_actor>(sys, host, port)
+                             : sys.middleman().remote_actor<remote_dm_actor>(host, port));
   }).detach();
   if (result.wait_for(wait) != std::future_status::ready) {
     err << "perfdm client: " << o.address << " did not answer the connection within "
@@ -285,6 +291,10 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
     if (handle.error() == caf::sec::unexpected_actor_messaging_interface)
       err << "perfdm client: refused: the actor published at " << o.address
           << " has another interface than perfdm's remote_dm_actor (another version?)\n";
+    else if (handle.error() == caf::sec::disconnect_during_handshake)
+      err << "perfdm client: refused: " << o.address
+          << " closed the connection during the handshake (TLS on one side only, or a "
+             "certificate the other side's --tls-ca did not sign)\n";
     else
       err << "perfdm client: cannot connect to " << o.address << ": " << sys.render(handle.error())
           << '\n';

@@ -22,8 +22,9 @@ struct publish_options {
 // Adds --publish and the network options to the engine subcommand.
 void add_publish_options(CLI::App& engine, publish_options& o);
 
-// Sets o.configure of `session` so its actor system gets the network options (when publishing).
-void configure_publishing(session_options& session, const publish_options& o);
+// Sets o.configure of `session` so its actor system gets the network options (when
+// publishing). False, with the reason on `err`, when the options cannot work.
+bool configure_publishing(session_options& session, const publish_options& o, std::ostream& err);
 
 class engine_publisher {
  public:
@@ -48,6 +49,7 @@ class engine_publisher {
   remote_dm_actor bridge_;
   caf::actor log_writer_;
   std::uint16_t port_ = 0;
+  bool tls_ = false;
 };
 
 }  // namespace perfdm

@@ -279,7 +279,7 @@ int main(int argc, char** argv) {
     o.engine.native.delay.checktime_ns = perfdm::to_ns(checktime_ms / 1000);
     if (engine_log.empty()) engine_log = default_engine_log();
     o.default_log = engine_log;
-    perfdm::configure_publishing(o, engine_publish);
+    if (!perfdm::configure_publishing(o, engine_publish, std::cerr)) return 1;
     install_stop_handlers();
     return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen,
                watch_pids, engine_publish);

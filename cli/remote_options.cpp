@@ -1,6 +1,7 @@
 #include "cli/remote_options.hpp"
 
 #include <caf/actor_system_config.hpp>
+#include <caf/openssl/manager.hpp>
 #include <chrono>
 
 namespace perfdm {
@@ -12,11 +13,32 @@ void add_remote_options(CLI::App& sub, remote_options& o) {
   sub.add_option("--timeout-ms", o.timeout_ms,
                  "a remote peer silent this long is dropped, its streams closed (default 5000)")
       ->check(CLI::Range(1, 3600000));
+  sub.add_option("--tls-cert", o.tls_cert,
+                 "TLS: this end's certificate (PEM); with --tls-key and --tls-ca, the peer "
+                 "must present a certificate signed by the CA too")
+      ->check(CLI::ExistingFile);
+  sub.add_option("--tls-key", o.tls_key, "TLS: the private key of --tls-cert (PEM)")
+      ->check(CLI::ExistingFile);
+  sub.add_option("--tls-ca", o.tls_ca, "TLS: the CA certificate (PEM) peers must be signed by")
+      ->check(CLI::ExistingFile);
+}
+
+std::string remote_options_problem(const remote_options& o) {
+  if (o.tls() && (o.tls_cert.empty() || o.tls_key.empty() || o.tls_ca.empty()))
+    return "TLS needs --tls-cert, --tls-key and --tls-ca together";
+  if (o.timeout_ms <= o.heartbeat_ms)
+    return "--timeout-ms must exceed --heartbeat-ms, or idle peers are dropped";
+  return "";
 }
 
 void configure_remote(caf::actor_system_config& cfg, const remote_options& o) {
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(o.heartbeat_ms)});
   cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::milliseconds(o.timeout_ms)});
+  if (!o.tls()) return;
+  cfg.load<caf::openssl::manager>();
+  cfg.openssl_certificate = o.tls_cert;
+  cfg.openssl_key = o.tls_key;
+  cfg.openssl_cafile = o.tls_ca;
 }
 
 }  // namespace perfdm

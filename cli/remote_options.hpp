@@ -6,19 +6,28 @@
 
 #include <CLI/CLI.hpp>
 #include <caf/fwd.hpp>
+#include <string>
 
 namespace perfdm {
 
 struct remote_options {
   int heartbeat_ms = 1000;
   int timeout_ms = 5000;  // must exceed the peer's heartbeat, or an idle peer is dropped
+  // TLS (libcaf-openssl): all three or none. With them both ends present a certificate
+  // signed by the CA file and accept only a peer whose certificate is.
+  std::string tls_cert, tls_key, tls_ca;
+  bool tls() const { return !tls_cert.empty() || !tls_key.empty() || !tls_ca.empty(); }
 };
 
-// Adds --heartbeat-ms and --timeout-ms to `sub`.
+// Adds --heartbeat-ms, --timeout-ms, --tls-cert, --tls-key and --tls-ca to `sub`.
 void add_remote_options(CLI::App& sub, remote_options& o);
 
-// Sets those options for the middleman (which the caller loads: a live session does); call
-// before the actor system exists.
+// Why the options cannot work ("" when they can): TLS needs all three files, readable.
+std::string remote_options_problem(const remote_options& o);
+
+// Sets those options for the middleman (which the caller loads first: a live session does)
+// and, with TLS, loads CAF's OpenSSL module with the files; call before the actor system
+// exists.
 void configure_remote(caf::actor_system_config& cfg, const remote_options& o);
 
 }  // namespace perfdm

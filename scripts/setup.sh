@@ -10,6 +10,9 @@ packages=(g++ cmake make libcaf-dev libboost-dev librapidxml-dev catch2 zlib1g-d
 # Frames (docs/FRAMES.md): libelf/libdw read executables' symbols; elfutils for eu-stack;
 # LTTng-UST and lttng-tools are the frame-writing benchmark's peer.
 packages+=(libelf-dev libdw-dev elfutils liblttng-ust-dev lttng-tools)
+# Remote clients over TLS: libcaf-openssl0.17 comes with libcaf-dev; the tests make their
+# certificates with the openssl command.
+packages+=(openssl)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -384,3 +384,24 @@ TEST_CASE("remote: bad addresses, silent peers, bad requests and a lost engine a
   CHECK(watcher->wait() == 2);
   CHECK(watcher->err().find("was lost") != std::string::npos);
 }
+
+TEST_CASE("remote: a data source registers through the published interface, as a daemon will",
+          "[remote]") {
+  published_engine engine;
+  REQUIRE(run_client(engine.address(), {"DEFINE", "NAME=cpu"}).status == 0);
+  auto watcher =
+      start_client(engine.address(), {"--watch"}, "STREAM\nENABLE STREAM=$STREAM METRIC=cpu\n");
+  REQUIRE(eventually([&] { return replies_in(watcher->out()) == 2; }));
+
+  // The source hears which MIs collect (MI 0, metric cpu, interval 0.2 s), and its samples
+  // reach the watcher's stream.
+  process source({PERFDM_REMOTE_PROBE, "source", std::to_string(engine.port())}, "",
+                 "remote_source");
+  CHECK(source.wait() == 0);
+  CHECK(lines_of(source.out()) == std::vector<std::string>{"update 0.2 0=cpu", "ack 1 0"});
+  CHECK(eventually([&] {
+    return watcher->out().find(
+               "<DYPER DATA='0'><V MI='0' PHASE='GLOBAL' BUCKET='0' VALUE='0.4'/>") !=
+           std::string::npos;
+  }));
+}

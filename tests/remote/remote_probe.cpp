@@ -3,6 +3,11 @@
 //                               answers PONG; prints what CAF said and exits 0 if refused
 //   remote_probe publish        publishes such an actor on 127.0.0.1 and prints
 //                               `published on PORT`, then serves until killed
+// and, with perfdm's own interface, a data source as a per-node daemon is one:
+//   remote_probe source PORT    registers a source with the engine, prints the first
+//                               source_update that lists a collecting MI (`update INTERVAL
+//                               MI=METRIC ...`), sends one sample of 1 over [0, 0.5) to each
+//                               such MI and prints `ack COUNT DROPPED`; exits 0 when all worked
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <cstdlib>
@@ -11,6 +16,7 @@
 #include <thread>
 
 #include "messages/dm_messages.hpp"
+#include "messages/remote_interface.hpp"
 #include "messages/type_registry.hpp"
 
 namespace {
@@ -41,6 +47,48 @@ int main(int argc, char** argv) {
     }
     std::cout << "refused: " << sys.render(h.error()) << std::endl;
     return h.error() == caf::sec::unexpected_actor_messaging_interface ? 0 : 1;
+  }
+  if (mode == "source" && argc == 3) {
+    auto port = static_cast<std::uint16_t>(std::atoi(argv[2]));
+    auto dm = sys.middleman().remote_actor<perfdm::remote_dm_actor>("127.0.0.1", port);
+    if (!dm) {
+      std::cout << "refused: " << sys.render(dm.error()) << std::endl;
+      return 1;
+    }
+    caf::scoped_actor self{sys};
+    auto source = caf::actor_cast<caf::actor>(self);
+    bool registered = false;
+    self->request(*dm, std::chrono::seconds(20), perfdm::source_register{source})
+        .receive([&](perfdm::ok_reply) { registered = true; },
+                 [&](caf::error& e) { std::cout << "error " << sys.render(e) << std::endl; });
+    if (!registered) return 1;
+    // The engine sends the set now and after every change; wait for one with an MI.
+    perfdm::source_update update;
+    for (bool have = false; !have;) {
+      bool timed_out = false;
+      self->receive([&](perfdm::source_update& u) { update = std::move(u); },
+                    caf::after(std::chrono::seconds(20)) >> [&] { timed_out = true; });
+      if (timed_out) return 1;
+      have = !update.mis.empty();
+    }
+    std::cout << "update " << update.interval;
+    perfdm::source_samples batch;
+    for (auto& m : update.mis) {
+      std::cout << " " << m.mi.id << "=" << m.metric;
+      batch.samples.push_back({m.mi, 0, 0.5, 1});
+    }
+    std::cout << std::endl;
+    bool acked = false;
+    self->request(*dm, std::chrono::seconds(20), batch)
+        .receive(
+            [&](perfdm::samples_ack& a) {
+              std::cout << "ack " << a.count << " " << a.dropped << std::endl;
+              acked = true;
+            },
+            [&](caf::error& e) { std::cout << "error " << sys.render(e) << std::endl; });
+    self->request(*dm, std::chrono::seconds(20), perfdm::source_unregister{source})
+        .receive([](perfdm::ok_reply) {}, [](caf::error&) {});
+    return acked ? 0 : 1;
   }
   if (mode == "publish") {
     auto a = sys.spawn(wrong_actor);

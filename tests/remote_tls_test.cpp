@@ -1,0 +1,106 @@
+// TLS between `perfdm engine --publish` and `perfdm client` (libcaf-openssl): certificates
+// made now with the `openssl` command, in a temporary directory, never kept.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+#include "tests/remote_test_support.hpp"
+
+using namespace perfdm::remote_test;
+
+namespace {
+
+int shell(const std::string& command) {
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A CA and certificates it signed (engine, client), and an intruder signed by another CA.
+struct certificates {
+  std::string dir = temp_path("tls");
+  certificates() {
+    std::filesystem::create_directories(dir);
+    auto ca = [&](const std::string& name) {
+      return "openssl req -x509 -newkey rsa:2048 -nodes -keyout " + dir + "/" + name +
+             ".key -out " + dir + "/" + name + ".pem -days 2 -subj /CN=" + name +
+             " >/dev/null 2>&1";
+    };
+    auto cert = [&](const std::string& name, const std::string& by) {
+      return "openssl req -newkey rsa:2048 -nodes -keyout " + dir + "/" + name + ".key -out " +
+             dir + "/" + name + ".csr -subj /CN=" + name + " >/dev/null 2>&1 && openssl x509 " +
+             "-req -in " + dir + "/" + name + ".csr -CA " + dir + "/" + by + ".pem -CAkey " + dir +
+             "/" + by + ".key -CAcreateserial -out " + dir + "/" + name +
+             ".pem -days 2 >/dev/null 2>&1";
+    };
+    ok = shell(ca("ca")) == 0 && shell(ca("rogue")) == 0 && shell(cert("engine", "ca")) == 0 &&
+         shell(cert("client", "ca")) == 0 && shell(cert("intruder", "rogue")) == 0;
+  }
+  ~certificates() { std::filesystem::remove_all(dir); }
+  // --tls-cert NAME.pem --tls-key NAME.key --tls-ca CA.pem
+  std::vector<std::string> options(const std::string& name, const std::string& ca = "ca") const {
+    return {"--tls-cert", dir + "/" + name + ".pem", "--tls-key", dir + "/" + name + ".key",
+            "--tls-ca",   dir + "/" + ca + ".pem"};
+  }
+  bool ok = false;
+};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("remote TLS: only clients with a certificate signed by the CA get in", "[remote][tls]") {
+  if (shell("command -v openssl >/dev/null") != 0) {
+    WARN("the openssl command is missing (scripts/setup.sh installs it): TLS not tested");
+    return;
+  }
+  certificates certs;
+  REQUIRE(certs.ok);
+  published_engine engine(certs.options("engine"));
+  CHECK(engine.errors().find("(TLS)") != std::string::npos);
+
+  auto good = run_client(engine.address(), with(certs.options("client"), {"PING"}));
+  CHECK(good.status == 0);
+  CHECK(good.out == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>\n");
+
+  // Without a certificate (no TLS at all): refused, clearly, within the timeout.
+  auto plain = run_client(engine.address(), {"--timeout", "10", "PING"});
+  CHECK(plain.status == 2);
+  CHECK(plain.err.find("refused") != std::string::npos);
+  CHECK(plain.out.empty());
+
+  // A certificate from another CA, whichever CA the intruder trusts.
+  for (auto ca : {"ca", "rogue"}) {
+    auto intruder = run_client(engine.address(),
+                               with(certs.options("intruder", ca), {"--timeout", "10", "PING"}));
+    CHECK(intruder.status == 2);
+    CHECK(intruder.err.find("refused") != std::string::npos);
+    CHECK(intruder.out.empty());
+  }
+
+  // The engine serves on: the good client again.
+  CHECK(run_client(engine.address(), with(certs.options("client"), {"PING"})).status == 0);
+
+  // TLS on the client only, against a plain engine: refused too.
+  published_engine plain_engine;
+  auto one_sided = run_client(plain_engine.address(),
+                              with(certs.options("client"), {"--timeout", "10", "PING"}));
+  CHECK(one_sided.status == 2);
+  CHECK(one_sided.out.empty());
+}
+
+TEST_CASE("remote TLS: incomplete TLS options are refused before anything starts",
+          "[remote][tls]") {
+  certificates certs;
+  REQUIRE(certs.ok);
+  auto engine = std::make_unique<process>(
+      std::vector<std::string>{PERFDM_BINARY, "engine", "--publish", "127.0.0.1:0", "--tls-cert",
+                               certs.dir + "/engine.pem"},
+      "", "tls_engine");
+  CHECK(engine->wait() == 1);
+  CHECK(engine->err().find("TLS needs --tls-cert, --tls-key and --tls-ca") != std::string::npos);
+  auto client = run_client("127.0.0.1:1", {"--tls-key", certs.dir + "/client.key", "PING"});
+  CHECK(client.status == 2);
+  CHECK(client.err.find("TLS needs") != std::string::npos);
+}
