@@ -13,6 +13,7 @@
 #include "cli/dm_log_writer.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/type_registry.hpp"
 #include "messages/xml_codec.hpp"
 
@@ -34,12 +35,23 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg, bool determin
   return cfg;
 }
 
+// The engine's options, with the recorder of --record when the session records.
+engine_options with_recorder(const session_options& o) {
+  auto e = o.engine;
+  if (o.record && !e.recorder) e.recorder = std::make_shared<request_recorder>(*o.record);
+  return e;
+}
+
 }  // namespace
 
 struct session::impl {
   explicit impl(const session_options& o)
       : options(o), system(configure(config, o.deterministic)),
-        dm(spawn_data_manager(system, o.engine)), self(system) {}
+        dm(spawn_data_manager(system, with_recorder(o))), self(system), log_reader(system) {
+    self->send(dm, record_origin{o.deterministic ? "replay" : "stdin", true});
+    // LOG reads the data manager through ordinary requests: not the front end's.
+    log_reader->send(dm, record_origin{"log writer", false});
+  }
 
   ~impl() {
     self->send_exit(dm, caf::exit_reason::user_shutdown);
@@ -57,6 +69,7 @@ struct session::impl {
   caf::actor_system system;
   caf::actor dm;
   caf::scoped_actor self;
+  caf::scoped_actor log_reader;  // reads the data manager for LOG
 };
 
 session::session(const session_options& options) : impl_(std::make_unique<impl>(options)) {}
@@ -69,14 +82,10 @@ void session::run_line(const std::string& raw,
   if (line.empty() || line[0] == '#') return;
   auto parsed = parse_request(line);
   auto& self = impl_->self;
-  if (impl_->options.record) {
-    // A request that parsed is recorded in its canonical form; one that did not is
-    // recorded as received, so replaying the recording gives the same error.
-    *impl_->options.record
-        << (parsed.error ? line : print_request(parsed.target, parsed.request)) << '\n';
-    impl_->options.record->flush();
-  }
+  // The data manager records what it processes (--record); a request refused here is
+  // recorded as received, in its place, so replaying the recording gives the same error.
   if (parsed.error) {
+    self->send(impl_->dm, record_unsent{line, true});
     emit({session_line::error, print_error(parsed.target, parsed.error),
           caf::make_message(parsed.error)});
     return;
@@ -85,6 +94,7 @@ void session::run_line(const std::string& raw,
     parsed.request = caf::make_message(open_stream{caf::actor_cast<caf::actor>(self)});
   if (parsed.request.match_elements<write_log>()) {
     // LOG is the session's: it reads the data manager through ordinary requests.
+    self->send(impl_->dm, record_unsent{print_request(parsed.target, parsed.request), false});
     auto file = parsed.request.get_as<write_log>(0).file;
     if (file.empty()) file = impl_->options.default_log;
     try {
@@ -104,17 +114,26 @@ void session::run_line(const std::string& raw,
     emit({session_line::reply, print_reply(parsed.target, reply), reply});
 }
 
-caf::message session::ask(const caf::message& request,
-                          const std::function<void(const session_line&)>& emit) {
-  auto& self = impl_->self;
+namespace {
+
+caf::message ask_as(caf::scoped_actor& self, session& s, const caf::message& request,
+                    const std::function<void()>& run_scheduler) {
   caf::message reply;
-  auto handle = self->request(impl_->dm, caf::infinite, request);
-  impl_->run_scheduler();
+  auto handle = self->request(s.data_manager(), caf::infinite, request);
+  run_scheduler();
   handle.receive([&](caf::error& e) { reply = caf::make_message(e); },
                  caf::others >> [&](caf::message_view& x) -> caf::result<caf::message> {
                    reply = x.copy_content_to_message();
                    return caf::message{};
                  });
+  return reply;
+}
+
+}  // namespace
+
+caf::message session::ask(const caf::message& request,
+                          const std::function<void(const session_line&)>& emit) {
+  auto reply = ask_as(impl_->self, *this, request, [this] { impl_->run_scheduler(); });
   // The events the request caused reached this actor before its reply did.
   drain_events(emit);
   return reply;
@@ -134,7 +153,11 @@ void session::drain_events(const std::function<void(const session_line&)>& emit)
 }
 
 std::uint64_t session::write_log_file(const std::string& path) {
-  return write_dm_log([this](const caf::message& m) { return ask(m); }, log_job(), path);
+  return write_dm_log(
+      [this](const caf::message& m) {
+        return ask_as(impl_->log_reader, *this, m, [this] { impl_->run_scheduler(); });
+      },
+      log_job(), path);
 }
 
 dm_log_job session::log_job() const {

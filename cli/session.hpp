@@ -19,7 +19,8 @@ struct session_options {
   // always give the same bytes.
   bool deterministic = true;
   engine_options engine;
-  // When set, every request received is written here in the replay format.
+  // When set, the data manager writes every request it processes here, from any front end
+  // or data source, in the replay format (docs/PROTOCOL.md §6).
   std::ostream* record = nullptr;
   // The log (docs/LOG-FORMAT.md): where LOG without FILE writes, the job record's command
   // line, and the memory pool its modules share (a run-time option, unlike Darshan's).
