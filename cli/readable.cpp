@@ -5,6 +5,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm {
@@ -93,6 +94,8 @@ std::string readable(const session_line& line) {
     auto& x = m.get_as<new_resource_event>(0);
     return "  stream " + to_string(x.stream) + " new resource " + x.resource.name;
   }
+  if (m.match_elements<process_announcement>())
+    return "  process: " + m.get_as<process_announcement>(0).xml;
   if (m.match_elements<mi_info>()) {
     auto& x = m.get_as<mi_info>(0);
     return "  = metric instance " + to_string(x.id) + " (" + x.metric + " at " + x.focus +

@@ -13,6 +13,7 @@
 #include "cli/dm_log_writer.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/type_registry.hpp"
 #include "messages/xml_codec.hpp"
@@ -49,6 +50,8 @@ struct session::impl {
       : options(o), system(configure(config, o.deterministic)),
         dm(spawn_data_manager(system, with_recorder(o))), self(system), log_reader(system) {
     self->send(dm, record_origin{o.deterministic ? "replay" : "stdin", true});
+    // DyPer's START/END and periodic REPORT messages come here as well as to TCP clients.
+    self->send(dm, process_announcements{caf::actor_cast<caf::actor>(self)});
     // LOG reads the data manager through ordinary requests: not the front end's.
     log_reader->send(dm, record_origin{"log writer", false});
   }
@@ -145,7 +148,11 @@ void session::drain_events(const std::function<void(const session_line&)>& emit)
     impl_->self->receive(
         caf::others >> [&](caf::message_view& x) -> caf::result<caf::message> {
           auto m = x.copy_content_to_message();
-          if (emit) emit({session_line::event, print_event(m), m});
+          if (!emit) return caf::message{};
+          if (m.match_elements<process_announcement>())
+            emit({session_line::event, m.get_as<process_announcement>(0).xml, m});
+          else
+            emit({session_line::event, print_event(m), m});
           return caf::message{};
         },
         caf::after(std::chrono::seconds(0)) >> [&] { more = false; });

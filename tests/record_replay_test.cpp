@@ -169,6 +169,7 @@ class recording_engine {
 
   std::uint16_t port() const { return port_; }
   std::string recording() const { return slurp(record_path_); }
+  std::string output() const { return slurp(out_path_); }
   const std::string& recording_path() const { return record_path_; }
 
  private:
@@ -245,6 +246,10 @@ TEST_CASE("record: a live run over stdin and TCP replays to what its clients rec
   CHECK_THAT(engine.ask(dm("DATA", "<DATA MI='1' PHASE='0'/>")), Catch::Contains("<HISTOGRAM"));
   CHECK_THAT(tcp_ask(dm("STATUS")), Catch::Contains("<STATUS"));
   CHECK_THAT(engine.ask(dm("STATUS")), Catch::Contains("<STATUS"));
+  // DyPer's announcements reach standard input too (the TCP client connected after ATTACH).
+  auto stdin_output = "\n" + engine.output();
+  CHECK_THAT(stdin_output, Catch::Contains("\n<DYPER START='" + pid + "'/>\n"));
+  CHECK_THAT(stdin_output, Catch::Contains("\n<DYPER END='" + pid + "'/>\n"));
   auto stdin_replies = engine.replies();
   auto stdin_events = engine.events();
   engine.stop();
