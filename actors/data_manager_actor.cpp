@@ -88,10 +88,10 @@ class data_manager : public caf::event_based_actor {
     return {
       [=](define_metric& x) { record(x); return answer(on_define_metric(x)); },
       [=](define_resource& x) { record(x); return answer(on_define_resource(x)); },
-      [=](list_metrics x) { record(x); return metric_list{metrics_}; },
-      [=](list_resources x) { record(x); return resource_list{resources_}; },
-      [=](list_phases x) { record(x); return delegate(phase_manager_, x); },
-      [=](samplerate_query x) { record(x); return samplerate_info{to_seconds(interval_)}; },
+      [=](list_metrics x) { record(x, false); return metric_list{metrics_}; },
+      [=](list_resources x) { record(x, false); return resource_list{resources_}; },
+      [=](list_phases x) { record(x, false); return delegate(phase_manager_, x); },
+      [=](samplerate_query x) { record(x, false); return samplerate_info{to_seconds(interval_)}; },
       [=](open_stream& x) { record(x); return on_open_stream(x); },
       [=](close_stream& x) { record(x); return on_close_stream(x); },
       [=](enable_request& x) { record(x); return on_enable(x); },
@@ -99,8 +99,8 @@ class data_manager : public caf::event_based_actor {
       [=](flags_request& x) { record(x); return on_flags(x); },
       [=](start_phase& x) { record(x); return on_start_phase(x); },
       [=](samples_request& x) { record(x); return on_samples(x.samples, true); },
-      [=](data_request& x) { record(x); return on_data(x); },
-      [=](status_query x) { record(x); return on_status(); },
+      [=](data_request& x) { record(x, false); return on_data(x); },
+      [=](status_query x) { record(x, false); return on_status(); },
       [=](source_register& x) { on_source_register(x.source); },
       [=](source_unregister& x) {
         if (options_.recorder)
@@ -121,7 +121,7 @@ class data_manager : public caf::event_based_actor {
         return delegate(registry_, x);
       },
       [=](process_announcements& x) { send(registry_, x); },
-      [=](ping x) { record(x); return pong{}; },
+      [=](ping x) { record(x, false); return pong{}; },
       // WHO: the processes the registry knows, as DyPer listed them.
       [=](who_request x) {
         record_live(x);
@@ -166,12 +166,15 @@ class data_manager : public caf::event_based_actor {
     return {"actor " + std::to_string(sender->id()), true};
   }
 
+  // `changes`: the request may change the data manager (a read does not). Whatever changes
+  // it is replayed, whoever sent it (the registry's SETDETAIL enables, say); the engine's own
+  // reads are comments.
   template <class Request>
-  void record(const Request& x) {
+  void record(const Request& x, bool changes = true) {
     if (!options_.recorder) return;
     auto from = sender_origin();
     auto line = print_request(data_manager_target_id, caf::make_message(x));
-    if (from.replayable)
+    if (from.replayable || changes)
       options_.recorder->request(now(), from.label, line);
     else
       options_.recorder->comment(now(), from.label, "not a front end's: " + line);
