@@ -27,6 +27,7 @@
 
 #include "actors/data_manager_actor.hpp"
 #include "actors/dyper_gateway_actor.hpp"
+#include "cli/session.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/dyper_framing.hpp"
 #include "messages/type_registry.hpp"
@@ -72,9 +73,7 @@ bool round_trip(int fd, std::string& in) {
 
 struct bench_config : caf::actor_system_config {
   bench_config() {
-    register_message_types(*this);
-    load<caf::io::middleman>();
-    set("logger.console", caf::atom("none"));
+    configure_engine_system(*this, false);  // what `perfdm engine --listen` runs
     // PERFDM_BENCH_SCHEDULER=sharing compares CAF's other scheduler (default: stealing).
     if (auto* p = std::getenv("PERFDM_BENCH_SCHEDULER"))
       set("scheduler.policy", caf::atom_from_string(p));

@@ -1,5 +1,6 @@
 #include "cli/session.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <istream>
 
@@ -20,19 +21,29 @@
 
 namespace perfdm {
 
+void configure_engine_system(caf::actor_system_config& cfg, bool deterministic) {
+  register_message_types(cfg);
+  cfg.set("logger.console", caf::atom("none"));
+  if (!deterministic) cfg.load<caf::io::middleman>();  // the TCP gateway (engine --listen)
+  // Request latency (bench/RESULTS.md, gateway): a request crosses from the network thread
+  // to a worker and back, and CAF's work-stealing workers nap between polls (50 us, then
+  // 10 ms), so a request to an idle engine waits for a nap to end. The sharing scheduler's
+  // workers wait on a condition variable instead: woken at once, and an idle engine spends
+  // nothing polling. On this 2-core machine it gave 2-6x the PING rate and the same sample
+  // throughput. PERFDM_SCHEDULER=stealing brings the other back (for comparisons).
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
+  if (!deterministic)
+    if (auto* p = std::getenv("PERFDM_SCHEDULER"))
+      cfg.set("scheduler.policy", caf::atom_from_string(p));
+  // Replay: CAF's test coordinator runs every actor on this thread, deterministically.
+  if (deterministic) cfg.set("scheduler.policy", caf::atom("testing"));
+}
+
 namespace {
 
 caf::actor_system_config& configure(caf::actor_system_config& cfg, bool deterministic) {
-  register_message_types(cfg);
-  cfg.set("logger.console", caf::atom("none"));
-  if (deterministic)
-    cfg.set("scheduler.policy", caf::atom("testing"));
-  else
-    cfg.load<caf::io::middleman>();  // the TCP gateway (engine --listen)
-  // An idle CAF worker sleeps 10 ms between steal attempts by default, so a message to an
-  // idle engine (a frame ingest actor's next poll, a gateway's request) could wait that long;
-  // 1 ms costs an idle engine about a thousand wake-ups a second.
-  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
+  configure_engine_system(cfg, deterministic);
   return cfg;
 }
 

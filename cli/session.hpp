@@ -76,6 +76,11 @@ class session {
   std::unique_ptr<impl> impl_;
 };
 
+// The actor system of an engine: perfdm's message types, no console log, the deterministic
+// scheduler (`deterministic`) or the live one with CAF's middleman, and the scheduler tuned
+// for request latency. The benchmarks use it too, so that they measure what the engine runs.
+void configure_engine_system(caf::actor_system_config& cfg, bool deterministic);
+
 // Replays every line of `in`, writing the XML of every reply and event to `out`.
 // Returns the number of requests that got an error reply.
 std::size_t replay(std::istream& in, std::ostream& out, const session_options& options);
