@@ -338,7 +338,8 @@ caf::result<caf::message> setdetail(registry_actor self, caf::actor dm, const pr
                             .then(
                                 [=](mi_info& mi) mutable {
                                   auto& d = self->state.processes.at(pid).detailed;
-                                  if (auto i = d.find(item); i != d.end()) i->second.push_back(mi.id);
+                                  if (auto i = d.find(item); i != d.end())
+                                    i->second.push_back(mi.id);
                                   one_done();
                                 },
                                 [=](caf::error& e) mutable {

@@ -354,10 +354,11 @@ int count_of(const std::string& text, const std::string& what) {
 TEST_CASE("SETDETAIL items: a frame type, a field's metric, the field, /proc metrics when watched",
           "[process_commands][setdetail]") {
   process_info p{42, "app", "/bin/app", "/Process/app{42}", {"work"}, true, false};
-  std::vector<metric_info> metrics{{metric_handle{0}, "work.requests", metric_style::counter, ""},
-                                   {metric_handle{1}, "work.latency_us", metric_style::sampled, ""},
-                                   {metric_handle{2}, "other.latency_us", metric_style::sampled, ""},
-                                   {metric_handle{3}, "proc.rss", metric_style::sampled, "bytes"}};
+  std::vector<metric_info> metrics{
+      {metric_handle{0}, "work.requests", metric_style::counter, ""},
+      {metric_handle{1}, "work.latency_us", metric_style::sampled, ""},
+      {metric_handle{2}, "other.latency_us", metric_style::sampled, ""},
+      {metric_handle{3}, "proc.rss", metric_style::sampled, "bytes"}};
   auto names = [&](const std::string& item) {
     std::vector<std::string> out;
     for (auto& t : detail_targets(item, p, metrics)) out.push_back(t.metric + "@" + t.focus);
@@ -386,7 +387,8 @@ TEST_CASE("SETDETAIL drives collection: an item on enables its metrics, off disa
   auto status = [&] { return e.reply("<DYPER PID='DM' COMMAND='STATUS'/>"); };
 
   CHECK(e.reply(request(w.pid, "SETDETAIL", "<DETAIL ITEM='latency_us' VALUE='t'/>")) ==
-        head + "><SETTINGS><DETAIL ITEM='latency_us' VALUE='true' AGENT=''/></SETTINGS></DYPER_REPLY>");
+        head +
+            "><SETTINGS><DETAIL ITEM='latency_us' VALUE='true' AGENT=''/></SETTINGS></DYPER_REPLY>");
   auto s = status();
   CHECK(count_of(s, focus) == 1);
   auto at = s.find("METRIC='work.latency_us' " + focus);
