@@ -22,7 +22,9 @@
 #include "messages/dm_error.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/native_messages.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
+#include "messages/xml_codec.hpp"
 
 namespace perfdm {
 
@@ -78,50 +80,67 @@ class data_manager : public caf::event_based_actor {
     no.origin_monotonic_ns = io.origin_monotonic_ns;
     registry_ = spawn_process_registry(this, io, no);
     add_resource("/");  // the root of every focus, resource 0
+    if (options_.recorder) {
+      // Replay must fold where this engine folded.
+      auto width = format_number(to_seconds(options_.base_width));
+      options_.recorder->comment(0, "engine", "base width " + width +
+                                                  " s: replay with perfdm replay --base-width " +
+                                                  width + " FILE");
+    }
     // A stray error message (a client answering what was no request) must not take the
     // engine down; the DM's own requests all go to linked actors, whose failure ends it anyway.
     set_error_handler([](caf::error&) {});
     set_down_handler([=](caf::down_msg& x) { on_source_gone(x.source); });
     return {
-      [=](define_metric& x) { return answer(on_define_metric(x)); },
-      [=](define_resource& x) { return answer(on_define_resource(x)); },
-      [=](list_metrics) { return metric_list{metrics_}; },
-      [=](list_resources) { return resource_list{resources_}; },
-      [=](list_phases) { return delegate(phase_manager_, list_phases{}); },
-      [=](samplerate_query) { return samplerate_info{to_seconds(interval_)}; },
-      [=](open_stream& x) { return on_open_stream(x); },
-      [=](close_stream& x) { return on_close_stream(x); },
-      [=](enable_request& x) { return on_enable(x); },
-      [=](disable_request& x) { return on_disable(x); },
-      [=](flags_request& x) { return on_flags(x); },
-      [=](start_phase& x) { return on_start_phase(x); },
-      [=](samples_request& x) { return on_samples(x.samples, true); },
-      [=](data_request& x) { return on_data(x); },
-      [=](status_query) { return on_status(); },
+      [=](define_metric& x) { record(x); return answer(on_define_metric(x)); },
+      [=](define_resource& x) { record(x); return answer(on_define_resource(x)); },
+      [=](list_metrics x) { record(x, false); return metric_list{metrics_}; },
+      [=](list_resources x) { record(x, false); return resource_list{resources_}; },
+      [=](list_phases x) { record(x, false); return delegate(phase_manager_, x); },
+      [=](samplerate_query x) { record(x, false); return samplerate_info{to_seconds(interval_)}; },
+      [=](open_stream& x) { record(x); return on_open_stream(x); },
+      [=](close_stream& x) { record(x); return on_close_stream(x); },
+      [=](enable_request& x) { record(x); return on_enable(x); },
+      [=](disable_request& x) { record(x); return on_disable(x); },
+      [=](flags_request& x) { record(x); return on_flags(x); },
+      [=](start_phase& x) { record(x); return on_start_phase(x); },
+      [=](samples_request& x) { record(x); return on_samples(x.samples, true); },
+      [=](data_request& x) { record(x, false); return on_data(x); },
+      [=](status_query x) { record(x, false); return on_status(); },
       [=](source_register& x) { on_source_register(x.source, x.component); },
       [=](source_unregister& x) {
+        if (options_.recorder)
+          options_.recorder->comment(now(), sender_origin().label, "stopped sending");
         demonitor(x.source);
         on_source_gone(x.source.address());
       },
-      [=](source_samples& x) { return on_source_samples(x.samples); },
-      [=](attach_request& x) { return delegate(registry_, x); },
-      [=](detach_request& x) { return delegate(registry_, x); },
-      [=](list_processes& x) { return delegate(registry_, x); },
-      [=](frames_stats_query& x) { return delegate(registry_, x); },
-      [=](process_command& x) { return delegate(registry_, x); },  // DyPer's per-process commands
+      [=](source_samples& x) {
+        return on_source_samples(x.samples);
+      },
+      [=](attach_request& x) { record_live(x); return delegate(registry_, x); },
+      [=](detach_request& x) { record_live(x); return delegate(registry_, x); },
+      [=](list_processes& x) { record_live(x); return delegate(registry_, x); },
+      [=](frames_stats_query& x) { record_live(x); return delegate(registry_, x); },
+      [=](process_command& x) {  // DyPer's per-process commands
+        record_live(x, std::to_string(x.pid));
+        return delegate(registry_, x);
+      },
       [=](process_announcements& x) { send(registry_, x); },
-      [=](ping) { return pong{}; },
+      [=](ping x) { record(x, false); return pong{}; },
       // WHO: the processes the registry knows, as DyPer listed them.
-      [=](who_request) {
+      [=](who_request x) {
+        record_live(x);
         auto rp = make_response_promise<who_reply>();
         request(registry_, caf::infinite, list_processes{})
             .then([=](process_list& l) mutable { rp.deliver(who_reply{std::move(l.processes)}); });
         return rp;
       },
-      [=](watch_request& x) { return delegate(registry_, x); },
-      [=](unwatch_request& x) { return delegate(registry_, x); },
-      [=](profile_request& x) { return delegate(registry_, x); },
-      [=](stacks_request& x) { return delegate(registry_, x); },
+      [=](watch_request& x) { record_live(x); return delegate(registry_, x); },
+      [=](unwatch_request& x) { record_live(x); return delegate(registry_, x); },
+      [=](profile_request& x) { record_live(x); return delegate(registry_, x); },
+      [=](stacks_request& x) { record_live(x); return delegate(registry_, x); },
+      [=](record_origin& x) { on_record_origin(x); },
+      [=](record_unsent& x) { on_record_unsent(x); },
     };
   }
 
@@ -134,6 +153,78 @@ class data_manager : public caf::event_based_actor {
         std::chrono::steady_clock::now() - clock_start_);
     return std::max(now_, static_cast<time_ns>(elapsed.count()));
   }
+
+  // ---------------------------------------------------------------- recording (--record)
+
+  struct origin {
+    std::string label;
+    bool replayable = true;
+  };
+
+  // Who sent the message being processed, as it named itself; the registry's own reads (a
+  // REPORT's STATUS) and unnamed senders get names here.
+  origin sender_origin() {
+    auto& sender = current_sender();
+    if (!sender) return {"anonymous", true};
+    if (auto i = origins_.find(sender->id()); i != origins_.end()) return i->second;
+    if (sender->id() == registry_.id()) return {"registry", false};
+    return {"actor " + std::to_string(sender->id()), true};
+  }
+
+  // `changes`: the request may change the data manager (a read does not). Whatever changes
+  // it is replayed, whoever sent it (the registry's SETDETAIL enables, say); the engine's own
+  // reads are comments.
+  template <class Request>
+  void record(const Request& x, bool changes = true) {
+    if (!options_.recorder) return;
+    auto from = sender_origin();
+    auto line = print_request(data_manager_target_id, caf::make_message(x));
+    if (from.replayable || changes)
+      options_.recorder->request(now(), from.label, line);
+    else
+      options_.recorder->comment(now(), from.label, "not a front end's: " + line);
+  }
+
+  // A request that needs the live process: replay has none, so it is a comment; what it does
+  // to the data manager comes as requests of the sources it starts.
+  template <class Request>
+  void record_live(const Request& x, const std::string& target = data_manager_target_id) {
+    if (!options_.recorder) return;
+    options_.recorder->comment(now(), sender_origin().label,
+                               "live process only: " + print_request(target, caf::make_message(x)));
+  }
+
+  // A source's samples are SAMPLES for replay. Those for MIs deleted already are left out:
+  // the source's request drops them, a SAMPLES naming them would be refused whole (H4).
+  void record_source_samples(const std::vector<sample>& samples) {
+    if (!options_.recorder) return;
+    samples_request kept;
+    for (auto& s : samples)
+      if (find_mi(s.mi)) kept.samples.push_back(s);
+    if (kept.samples.size() < samples.size())
+      options_.recorder->comment(now(), sender_origin().label,
+                                 std::to_string(samples.size() - kept.samples.size()) +
+                                     " samples of deleted metric instances left out");
+    if (!kept.samples.empty()) record(kept);
+  }
+
+  void on_record_origin(const record_origin& x) {
+    auto& sender = current_sender();
+    if (!sender) return;
+    origins_[sender->id()] = origin{x.label, x.replayable};
+    if (options_.recorder) options_.recorder->comment(now(), x.label, "began sending");
+  }
+
+  void on_record_unsent(const record_unsent& x) {
+    if (!options_.recorder) return;
+    auto from = sender_origin();
+    if (x.replayable && from.replayable)
+      options_.recorder->request(now(), from.label, x.text);
+    else
+      options_.recorder->comment(now(), from.label, "answered by the front end: " + x.text);
+  }
+
+  static constexpr const char* data_manager_target_id = "DM";
 
   // ---------------------------------------------------------------- tables
 
@@ -463,14 +554,19 @@ class data_manager : public caf::event_based_actor {
   }
 
   // A component's samples are aggregated first; what is complete goes in (its ack counts
-  // those). A local source's go straight in.
+  // those). A local source's go straight in. What goes in is what is recorded, so a replay
+  // of the recording needs no aggregator.
   caf::response_promise on_source_samples(std::vector<sample>& samples) {
     auto i = components_.find(caf::actor_cast<caf::actor_addr>(current_sender()));
-    if (i == components_.end()) return on_samples(samples, false);
+    if (i == components_.end()) {
+      record_source_samples(samples);
+      return on_samples(samples, false);
+    }
     for (auto& s : samples)
       if (auto err = check_sample(s)) return fail(*err);
     std::vector<sample> complete;
     aggregator_.add_samples(i->second, samples, complete);
+    record_source_samples(complete);
     return on_samples(complete, false);
   }
 
@@ -752,6 +848,7 @@ class data_manager : public caf::event_based_actor {
   std::vector<caf::actor> sources_;     // registered data sources, monitored
   std::map<caf::actor_addr, std::string> components_;  // the sources that are components
   source_update last_update_;           // what the sources were told last
+  std::unordered_map<caf::actor_id, origin> origins_;  // named senders, for the recording
 
   phase_handle current_phase_{0};
   std::uint64_t next_phase_ = 1;

@@ -5,10 +5,12 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <memory>
 
 #include "actors/histogram.hpp"
 #include "actors/native_source_actor.hpp"
 #include "actors/performance_stream_actor.hpp"
+#include "actors/request_recorder.hpp"
 
 namespace perfdm {
 
@@ -21,6 +23,8 @@ struct engine_options {
   // The native modules of watched processes (CHECKTIME, budget, detailing); the clock origin
   // is the data manager's.
   native_options native;
+  // --record: every request the data manager processes is written here (docs/PROTOCOL.md §6).
+  std::shared_ptr<request_recorder> recorder;
 };
 
 // Spawns the data manager together with its phase manager and sampling-interval

@@ -13,6 +13,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/message_lists.hpp"
 #include "messages/process_commands.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/dyper_framing.hpp"
 
 namespace perfdm {
@@ -49,6 +50,7 @@ struct queued_request {
   std::string target;
   caf::message request;
   caf::error error;
+  std::string text;  // as received, for the recording when it was refused
 };
 
 struct connection_state {
@@ -151,11 +153,26 @@ void on_answer(connection_broker* self, const std::string& target, const caf::me
 
 // Sends the next request to its target once the previous one answered: one reply per
 // request, in request order.
+// Tells the data manager's recording of a request answered here, in its place in this
+// connection's order.
+void record_unsent(connection_broker* self, const queued_request& q) {
+  auto& targets = self->state.options->targets;
+  auto dm = targets.find(data_manager_target);
+  if (dm == targets.end()) return;
+  if (q.error && !q.text.empty())
+    self->send(dm->second, perfdm::record_unsent{q.text, true});
+  else if (q.error)  // the framing's refusals (LIMIT, a wrong trailer) have no text to replay
+    self->send(dm->second, perfdm::record_unsent{"refused: " + dm_error_reason(q.error), false});
+  else
+    self->send(dm->second, perfdm::record_unsent{print_request(q.target, q.request), false});
+}
+
 void pump(connection_broker* self) {
   auto& st = self->state;
   while (!st.busy && !st.paused && !st.closing && !st.queue.empty()) {
     auto q = std::move(st.queue.front());
     st.queue.pop_front();
+    if (q.error || q.request.match_elements<write_log>()) record_unsent(self, q);
     if (q.error) {
       reply(self, q.target, caf::make_message(q.error));
       continue;
@@ -193,19 +210,22 @@ void on_frame(connection_broker* self, dyper_frame& frame) {
                                               std::to_string(st.options->max_message_bytes) +
                                               " bytes, this one held more than " +
                                               std::to_string(frame.bytes) +
-                                              "; it was skipped up to its ENDDYPERMSG")});
+                                              "; it was skipped up to its ENDDYPERMSG"),
+           {}});
       return;
     case dyper_frame::reply:
       st.queue.push_back(
           {"",
            {},
            make_dm_error(dm_error::bad_xml,
-                         "a request ends with a line ENDDYPERMSG, not ENDDYPERREPLY")});
+                         "a request ends with a line ENDDYPERMSG, not ENDDYPERREPLY"),
+           {}});
       return;
     case dyper_frame::message: {
       auto parsed = parse_request(frame.text);
-      st.queue.push_back(
-          {std::move(parsed.target), std::move(parsed.request), std::move(parsed.error)});
+      auto text = parsed.error ? std::move(frame.text) : std::string{};
+      st.queue.push_back({std::move(parsed.target), std::move(parsed.request),
+                          std::move(parsed.error), std::move(text)});
       return;
     }
   }
@@ -219,8 +239,10 @@ caf::behavior connection(connection_broker* self, caf::io::connection_handle hdl
   st.splitter = std::make_unique<dyper_splitter>(options->max_message_bytes);
   self->configure_read(hdl, caf::io::receive_policy::at_most(read_chunk));
   self->ack_writes(hdl, true);
-  if (auto dm = options->targets.find(data_manager_target); dm != options->targets.end())
+  if (auto dm = options->targets.find(data_manager_target); dm != options->targets.end()) {
+    self->send(dm->second, record_origin{"tcp " + std::to_string(hdl.id()), true});
     self->send(dm->second, process_announcements{caf::actor_cast<caf::actor>(self)});
+  }
   return {
       [=](const caf::io::new_data_msg& msg) {
         std::vector<dyper_frame> frames;

@@ -9,6 +9,7 @@
 
 #include "actors/frame_sampler.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
 #include "shm/frame_reader.hpp"
 #include "shm/process_memory.hpp"
@@ -126,6 +127,7 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
 
   self->monitor(dm);
   self->set_down_handler([=](caf::down_msg&) { self->quit(); });
+  self->send(dm, record_origin{"source " + st.resource, true});
 
   // Sends the samples of every interval that ended before `until`.
   auto send_samples = [=](time_ns until) {

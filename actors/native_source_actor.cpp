@@ -8,6 +8,7 @@
 #include "actors/proc_sampler.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
@@ -66,6 +67,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
 
   self->monitor(dm);
   self->set_down_handler([=](caf::down_msg&) { self->quit(); });
+  self->send(dm, record_origin{"source " + st.info.resource, true});
 
   // Threads get resources as they are seen, so that a front end can focus on one.
   auto define_threads = [=](const std::vector<int>& tids) {

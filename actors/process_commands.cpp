@@ -471,7 +471,7 @@ std::string run_agent(process_command_state& st, const argument& arg) {
   return agents_element(st);
 }
 
-std::string run_setdetail(process_command_state& st, const argument& arg) {
+std::vector<detail_setting> detail_settings_of(const argument& arg) {
   auto* e = arg.element({"SETTINGS", "DETAIL"}, true);
   auto items =
       upper(e->name()) == "DETAIL" ? std::vector<const xml_node*>{e} : children(e, {"DETAIL"});
@@ -482,6 +482,11 @@ std::string run_setdetail(process_command_state& st, const argument& arg) {
     auto* agent = find_attr(d, "AGENT");
     parsed.push_back({item, agent ? agent : "", flag_attr(d, "VALUE", false)});
   }
+  return parsed;
+}
+
+std::string run_setdetail(process_command_state& st, const argument& arg) {
+  auto parsed = detail_settings_of(arg);
   for (auto& p : parsed) {
     auto i = std::find_if(st.details.begin(), st.details.end(), [&](const detail_setting& d) {
       return d.item == p.item && d.agent == p.agent;
@@ -683,4 +688,29 @@ std::string process_report(const process_info& info, const std::vector<frame_typ
   return out + "</FRAMES>" + sections + "</MONITOR>";
 }
 
+std::vector<detail_setting> parse_detail_settings(const std::string& argument_text) {
+  return detail_settings_of(argument(argument_text));
+}
+
+std::vector<detail_target> detail_targets(const std::string& item, const process_info& info,
+                                          const std::vector<metric_info>& metrics) {
+  std::vector<detail_target> out;
+  auto defined = [&](const std::string& name) {
+    return std::any_of(metrics.begin(), metrics.end(),
+                       [&](const metric_info& m) { return m.name == name; });
+  };
+  for (auto& type : info.frames) {
+    auto focus = info.resource + "/" + type;
+    for (auto& m : metrics) {
+      if (m.name.compare(0, type.size() + 1, type + ".") != 0) continue;
+      auto field = m.name.substr(type.size() + 1);
+      // The frame type (every field), the metric `type.field`, or the field alone.
+      if (item == type || item == m.name || item == field) out.push_back({m.name, focus});
+    }
+  }
+  // A watched process's /proc metrics, for the whole process.
+  if (info.watched && item.compare(0, 5, "proc.") == 0 && defined(item))
+    out.push_back({item, info.resource});
+  return out;
+}
 }  // namespace perfdm

@@ -50,6 +50,23 @@ struct process_command_state {
   std::string directory;                         // DYPATCH DIRECTORY
 };
 
+// SETDETAIL's settings, as its argument gives them; throws process_command_error.
+std::vector<detail_setting> parse_detail_settings(const std::string& argument);
+
+// What detailing an item collects: one metric at one focus (a resource name).
+struct detail_target {
+  std::string metric;
+  std::string focus;
+};
+
+// The metrics and foci an ITEM of SETDETAIL names for the process `info`, among the metrics
+// defined (`metrics`): a frame type (`work`: every field of it, at /Process/n{pid}/work), a
+// frame field's metric (`work.latency_us`) or the field alone (`latency_us`), or, for a
+// watched process, one of its /proc metrics (`proc.rss`, at the process). Empty when it
+// names nothing.
+std::vector<detail_target> detail_targets(const std::string& item, const process_info& info,
+                                          const std::vector<metric_info>& metrics);
+
 // The type of a code resource's name ("NORMAL" when nothing matches).
 std::string classify(const std::vector<code_class>& classes, const std::string& name);
 

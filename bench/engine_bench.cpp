@@ -56,8 +56,7 @@ struct live_engine {
   ~live_engine() { self->send_exit(dm, caf::exit_reason::user_shutdown); }
 
   static caf::actor_system_config& configure(caf::actor_system_config& c) {
-    register_message_types(c);
-    c.set("logger.console", caf::atom("none"));
+    configure_engine_system(c, false);  // what `perfdm engine` runs
     return c;
   }
 

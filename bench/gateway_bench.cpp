@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
+#include <mutex>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
@@ -27,6 +29,7 @@
 
 #include "actors/data_manager_actor.hpp"
 #include "actors/dyper_gateway_actor.hpp"
+#include "cli/session.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/dyper_framing.hpp"
 #include "messages/type_registry.hpp"
@@ -72,9 +75,7 @@ bool round_trip(int fd, std::string& in) {
 
 struct bench_config : caf::actor_system_config {
   bench_config() {
-    register_message_types(*this);
-    load<caf::io::middleman>();
-    set("logger.console", caf::atom("none"));
+    configure_engine_system(*this, false);  // what `perfdm engine --listen` runs
     // PERFDM_BENCH_SCHEDULER=sharing compares CAF's other scheduler (default: stealing).
     if (auto* p = std::getenv("PERFDM_BENCH_SCHEDULER"))
       set("scheduler.policy", caf::atom_from_string(p));
@@ -101,9 +102,14 @@ struct gateway_server {
     gateway = started->first;
     port = started->second;
   }
-  static gateway_server& get() {
-    static gateway_server server;
+  static std::unique_ptr<gateway_server>& instance() {
+    static std::unique_ptr<gateway_server> server;
     return server;
+  }
+  static gateway_server& get() {
+    static std::once_flag once;
+    std::call_once(once, [] { instance() = std::make_unique<gateway_server>(); });
+    return *instance();
   }
 };
 
@@ -233,4 +239,13 @@ BENCHMARK(BM_xml_translation);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// The engine stops before main returns: an actor system destroyed among the static objects at
+// exit corrupted the heap (CAF's own statics may be gone by then).
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  gateway_server::instance().reset();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -15,6 +15,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/process_messages.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm {
@@ -46,6 +47,8 @@ void log_writer_loop(caf::blocking_actor* self, caf::actor dm, dm_log_job job,
                  });
     return reply;
   };
+  // Its reads are the engine's own: a recording comments them (replay has no LOG to serve).
+  self->send(dm, record_origin{"log writer", false});
   bool running = true;
   self->receive_while(running)(
       [&](write_log& request) -> caf::result<log_written> {

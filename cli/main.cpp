@@ -4,6 +4,8 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <regex>
 #include <vector>
 
 #include <poll.h>
@@ -34,6 +36,23 @@ int open_record(const std::string& path, std::ofstream& file, perfdm::session_op
   }
   o.record = &file;
   return 0;
+}
+
+// A recording (engine --record) begins by saying the base width it was made with, so that
+// its replay folds where the engine folded; the first lines of `file` are enough.
+std::optional<double> recorded_base_width(const std::string& file) {
+  static const std::regex header("^# t=0 engine: base width ([^ ]+) s");
+  std::ifstream in(file);
+  std::string line;
+  for (int i = 0; i < 8 && std::getline(in, line); ++i) {
+    std::smatch m;
+    if (std::regex_search(line, m, header)) try {
+        return std::stod(m[1].str());
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+  }
+  return std::nullopt;
 }
 
 // Set by SIGINT/SIGTERM: the engine stops reading, writes its log and exits.
@@ -191,7 +210,8 @@ int main(int argc, char** argv) {
   engine->add_flag("--live-clock", live, "use the engine's clock as well as sample times (C1)");
   for (auto* sub : {replay, engine})
     sub->add_option("--base-width", base_width,
-                    "the base bucket width in seconds (B1: 0.2); smaller folds sooner")
+                    "the base bucket width in seconds (B1: 0.2); smaller folds sooner; replay "
+                    "of a recording takes the recording's unless given")
         ->check(CLI::Range(1e-6, 3600.0));
   std::vector<int> watch_pids;
   engine->add_option("--pid", watch_pids,
@@ -269,6 +289,9 @@ int main(int argc, char** argv) {
   std::ofstream record;
   if (*replay) {
     if (open_record(record_path, record, o)) return 1;
+    if (replay->count("--base-width") == 0)
+      if (auto width = recorded_base_width(replay_file); width && *width >= 1e-6 && *width <= 3600)
+        o.engine.base_width = perfdm::to_ns(*width);
     std::ifstream in(replay_file);
     return run(in, o, readable, readable, replay_log);
   }

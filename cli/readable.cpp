@@ -5,6 +5,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_commands.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm {
@@ -98,6 +99,8 @@ std::string readable(const session_line& line) {
     return "  stream " + to_string(x.stream) + " component " + x.name +
            " removed (its data so far is kept)";
   }
+  if (m.match_elements<process_announcement>())
+    return "  process: " + m.get_as<process_announcement>(0).xml;
   if (m.match_elements<mi_info>()) {
     auto& x = m.get_as<mi_info>(0);
     return "  = metric instance " + to_string(x.id) + " (" + x.metric + " at " + x.focus +

@@ -1,5 +1,6 @@
 #include "cli/session.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <istream>
 
@@ -13,27 +14,45 @@
 #include "cli/dm_log_writer.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_commands.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/type_registry.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm {
 
+void configure_engine_system(caf::actor_system_config& cfg, bool deterministic) {
+  register_message_types(cfg);
+  cfg.set("logger.console", caf::atom("none"));
+  if (!deterministic) cfg.load<caf::io::middleman>();  // the TCP gateway (engine --listen)
+  // Request latency (bench/RESULTS.md, gateway): a request crosses from the network thread
+  // to a worker and back, and CAF's work-stealing workers nap between polls (50 us, then
+  // 10 ms), so a request to an idle engine waits for a nap to end. The sharing scheduler's
+  // workers wait on a condition variable instead: woken at once, and an idle engine spends
+  // nothing polling. On this 2-core machine it gave 2-6x the PING rate and the same sample
+  // throughput. PERFDM_SCHEDULER=stealing brings the other back (for comparisons).
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
+  if (!deterministic)
+    if (auto* p = std::getenv("PERFDM_SCHEDULER"))
+      cfg.set("scheduler.policy", caf::atom_from_string(p));
+  // Replay: CAF's test coordinator runs every actor on this thread, deterministically.
+  if (deterministic) cfg.set("scheduler.policy", caf::atom("testing"));
+}
+
 namespace {
 
 caf::actor_system_config& configure(caf::actor_system_config& cfg, const session_options& o) {
-  const bool deterministic = o.deterministic;
-  register_message_types(cfg);
-  cfg.set("logger.console", caf::atom("none"));
-  if (deterministic)
-    cfg.set("scheduler.policy", caf::atom("testing"));
-  else
-    cfg.load<caf::io::middleman>();  // the TCP gateway (engine --listen)
-  // An idle CAF worker sleeps 10 ms between steal attempts by default, so a message to an
-  // idle engine (a frame ingest actor's next poll, a gateway's request) could wait that long;
-  // 1 ms costs an idle engine about a thousand wake-ups a second.
-  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
-  if (o.configure && !deterministic) o.configure(cfg);
+  configure_engine_system(cfg, o.deterministic);
+  if (o.configure && !o.deterministic) o.configure(cfg);  // e.g. engine --publish
   return cfg;
+}
+
+// The engine's options, with the recorder of --record when the session records.
+engine_options with_recorder(const session_options& o) {
+  auto e = o.engine;
+  if (o.record && !e.recorder) e.recorder = std::make_shared<request_recorder>(*o.record);
+  return e;
 }
 
 }  // namespace
@@ -41,7 +60,13 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg, const session
 struct session::impl {
   explicit impl(const session_options& o)
       : options(o), system(configure(config, o)),
-        dm(spawn_data_manager(system, o.engine)), self(system) {}
+        dm(spawn_data_manager(system, with_recorder(o))), self(system), log_reader(system) {
+    self->send(dm, record_origin{o.deterministic ? "replay" : "stdin", true});
+    // DyPer's START/END and periodic REPORT messages come here as well as to TCP clients.
+    self->send(dm, process_announcements{caf::actor_cast<caf::actor>(self)});
+    // LOG reads the data manager through ordinary requests: not the front end's.
+    log_reader->send(dm, record_origin{"log writer", false});
+  }
 
   ~impl() {
     self->send_exit(dm, caf::exit_reason::user_shutdown);
@@ -59,6 +84,7 @@ struct session::impl {
   caf::actor_system system;
   caf::actor dm;
   caf::scoped_actor self;
+  caf::scoped_actor log_reader;  // reads the data manager for LOG
 };
 
 session::session(const session_options& options) : impl_(std::make_unique<impl>(options)) {}
@@ -71,14 +97,10 @@ void session::run_line(const std::string& raw,
   if (line.empty() || line[0] == '#') return;
   auto parsed = parse_request(line);
   auto& self = impl_->self;
-  if (impl_->options.record) {
-    // A request that parsed is recorded in its canonical form; one that did not is
-    // recorded as received, so replaying the recording gives the same error.
-    *impl_->options.record
-        << (parsed.error ? line : print_request(parsed.target, parsed.request)) << '\n';
-    impl_->options.record->flush();
-  }
+  // The data manager records what it processes (--record); a request refused here is
+  // recorded as received, in its place, so replaying the recording gives the same error.
   if (parsed.error) {
+    self->send(impl_->dm, record_unsent{line, true});
     emit({session_line::error, print_error(parsed.target, parsed.error),
           caf::make_message(parsed.error)});
     return;
@@ -87,6 +109,7 @@ void session::run_line(const std::string& raw,
     parsed.request = caf::make_message(open_stream{caf::actor_cast<caf::actor>(self)});
   if (parsed.request.match_elements<write_log>()) {
     // LOG is the session's: it reads the data manager through ordinary requests.
+    self->send(impl_->dm, record_unsent{print_request(parsed.target, parsed.request), false});
     auto file = parsed.request.get_as<write_log>(0).file;
     if (file.empty()) file = impl_->options.default_log;
     try {
@@ -106,17 +129,26 @@ void session::run_line(const std::string& raw,
     emit({session_line::reply, print_reply(parsed.target, reply), reply});
 }
 
-caf::message session::ask(const caf::message& request,
-                          const std::function<void(const session_line&)>& emit) {
-  auto& self = impl_->self;
+namespace {
+
+caf::message ask_as(caf::scoped_actor& self, session& s, const caf::message& request,
+                    const std::function<void()>& run_scheduler) {
   caf::message reply;
-  auto handle = self->request(impl_->dm, caf::infinite, request);
-  impl_->run_scheduler();
+  auto handle = self->request(s.data_manager(), caf::infinite, request);
+  run_scheduler();
   handle.receive([&](caf::error& e) { reply = caf::make_message(e); },
                  caf::others >> [&](caf::message_view& x) -> caf::result<caf::message> {
                    reply = x.copy_content_to_message();
                    return caf::message{};
                  });
+  return reply;
+}
+
+}  // namespace
+
+caf::message session::ask(const caf::message& request,
+                          const std::function<void(const session_line&)>& emit) {
+  auto reply = ask_as(impl_->self, *this, request, [this] { impl_->run_scheduler(); });
   // The events the request caused reached this actor before its reply did.
   drain_events(emit);
   return reply;
@@ -128,7 +160,11 @@ void session::drain_events(const std::function<void(const session_line&)>& emit)
     impl_->self->receive(
         caf::others >> [&](caf::message_view& x) -> caf::result<caf::message> {
           auto m = x.copy_content_to_message();
-          if (emit) emit({session_line::event, print_event(m), m});
+          if (!emit) return caf::message{};
+          if (m.match_elements<process_announcement>())
+            emit({session_line::event, m.get_as<process_announcement>(0).xml, m});
+          else
+            emit({session_line::event, print_event(m), m});
           return caf::message{};
         },
         caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
@@ -136,7 +172,11 @@ void session::drain_events(const std::function<void(const session_line&)>& emit)
 }
 
 std::uint64_t session::write_log_file(const std::string& path) {
-  return write_dm_log([this](const caf::message& m) { return ask(m); }, log_job(), path);
+  return write_dm_log(
+      [this](const caf::message& m) {
+        return ask_as(impl_->log_reader, *this, m, [this] { impl_->run_scheduler(); });
+      },
+      log_job(), path);
 }
 
 dm_log_job session::log_job() const {

@@ -21,7 +21,8 @@ struct session_options {
   // always give the same bytes.
   bool deterministic = true;
   engine_options engine;
-  // When set, every request received is written here in the replay format.
+  // When set, the data manager writes every request it processes here, from any front end
+  // or data source, in the replay format (docs/PROTOCOL.md §6).
   std::ostream* record = nullptr;
   // The log (docs/LOG-FORMAT.md): where LOG without FILE writes, the job record's command
   // line, and the memory pool its modules share (a run-time option, unlike Darshan's).
@@ -79,6 +80,11 @@ class session {
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+// The actor system of an engine: perfdm's message types, no console log, the deterministic
+// scheduler (`deterministic`) or the live one with CAF's middleman, and the scheduler tuned
+// for request latency. The benchmarks use it too, so that they measure what the engine runs.
+void configure_engine_system(caf::actor_system_config& cfg, bool deterministic);
 
 // Replays every line of `in`, writing the XML of every reply and event to `out`.
 // Returns the number of requests that got an error reply.

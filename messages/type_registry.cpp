@@ -5,6 +5,7 @@
 #include "messages/native_messages.hpp"
 #include "messages/process_commands.hpp"
 #include "messages/process_messages.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
 
 namespace perfdm {
@@ -92,6 +93,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(process_command_reply);
   PERFDM_REGISTER(process_announcements);
   PERFDM_REGISTER(process_announcement);
+  PERFDM_REGISTER(record_origin);
+  PERFDM_REGISTER(record_unsent);
 #undef PERFDM_REGISTER
   cfg.add_error_category(dm_error_category, [](std::uint8_t code, caf::atom_value,
                                                const caf::message& ctx) {

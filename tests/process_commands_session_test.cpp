@@ -232,9 +232,9 @@ TEST_CASE("AGENT, SETDETAIL, INSTRUMENT and REPORT", "[process_commands]") {
           "><SETTINGS><DETAIL ITEM='work' VALUE='true' AGENT='frames'/></SETTINGS></DYPER_REPLY>");
   CHECK_THAT(e.reply(request(w.pid, "SETDETAIL",
                              "<SETTINGS><DETAIL ITEM='work' VALUE='0' AGENT='frames'/><DETAIL "
-                             "ITEM='io' VALUE='1'/></SETTINGS>")),
+                             "ITEM='latency_us' VALUE='1'/></SETTINGS>")),
              Catch::Contains("<SETTINGS><DETAIL ITEM='work' VALUE='false' AGENT='frames'/><DETAIL "
-                             "ITEM='io' VALUE='true' AGENT=''/></SETTINGS>"));
+                             "ITEM='latency_us' VALUE='true' AGENT=''/></SETTINGS>"));
   CHECK_THAT(e.reply(request(w.pid, "SETDETAIL", "<DETAIL ITEM='x' VALUE='maybe'/>")),
              Catch::Contains("ERROR='BAD_ARGUMENT'"));
   CHECK_THAT(e.reply(request(w.pid, "SETDETAIL", "<DETAIL ITEM='x'/>")),
@@ -242,11 +242,12 @@ TEST_CASE("AGENT, SETDETAIL, INSTRUMENT and REPORT", "[process_commands]") {
 
   // REPORT: the frames read so far, and the metric instances whose focus is the process.
   auto resource = "/Process/perfdm_workload{" + std::to_string(w.pid) + "}";
-  e.reply("<DYPER PID='DM' COMMAND='STREAM'/>");
-  REQUIRE_THAT(
-      e.reply("<DYPER PID='DM' COMMAND='ENABLE'><ENABLE STREAM='0' METRIC='work.requests' FOCUS='" +
-              resource + "/work'/></DYPER>"),
-      !Catch::Contains("ERROR"));
+  std::smatch opened;
+  auto stream_reply = e.reply("<DYPER PID='DM' COMMAND='STREAM'/>");
+  REQUIRE(std::regex_search(stream_reply, opened, std::regex("STREAM ID='([0-9]+)'")));
+  REQUIRE_THAT(e.reply("<DYPER PID='DM' COMMAND='ENABLE'><ENABLE STREAM='" + opened[1].str() +
+                       "' METRIC='work.requests' FOCUS='" + resource + "/work'/></DYPER>"),
+               !Catch::Contains("ERROR"));
   std::string report;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   do {
@@ -338,4 +339,87 @@ TEST_CASE("SHOWSTACK lists every thread with its state", "[process_commands]") {
   CHECK(n == 3);
   CHECK_THAT(threads, !Catch::Contains("<STACK "));
   CHECK_THAT(e.reply(request(w.pid + 1000000, "SHOWSTACK")), Catch::Contains("ERROR='UNKNOWN_TARGET'"));
+}
+
+namespace {
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("SETDETAIL items: a frame type, a field's metric, the field, /proc metrics when watched",
+          "[process_commands][setdetail]") {
+  process_info p{42, "app", "/bin/app", "/Process/app{42}", {"work"}, true, false};
+  std::vector<metric_info> metrics{
+      {metric_handle{0}, "work.requests", metric_style::counter, ""},
+      {metric_handle{1}, "work.latency_us", metric_style::sampled, ""},
+      {metric_handle{2}, "other.latency_us", metric_style::sampled, ""},
+      {metric_handle{3}, "proc.rss", metric_style::sampled, "bytes"}};
+  auto names = [&](const std::string& item) {
+    std::vector<std::string> out;
+    for (auto& t : detail_targets(item, p, metrics)) out.push_back(t.metric + "@" + t.focus);
+    return out;
+  };
+  using v = std::vector<std::string>;
+  CHECK(names("work") == v{"work.requests@/Process/app{42}/work",
+                           "work.latency_us@/Process/app{42}/work"});
+  CHECK(names("work.latency_us") == v{"work.latency_us@/Process/app{42}/work"});
+  CHECK(names("latency_us") == v{"work.latency_us@/Process/app{42}/work"});  // not other's
+  CHECK(names("other").empty());  // a frame type of another process
+  CHECK(names("wor").empty());
+  CHECK(names("proc.rss").empty());  // not watched
+  p.watched = true;
+  CHECK(names("proc.rss") == v{"proc.rss@/Process/app{42}"});
+  CHECK(names("proc.cpu_user").empty());  // not defined
+}
+
+TEST_CASE("SETDETAIL drives collection: an item on enables its metrics, off disables them",
+          "[process_commands][setdetail]") {
+  workload w;
+  engine e;
+  REQUIRE_THAT(attach(e, w.pid), Catch::Contains("FRAMES='work'"));
+  auto head = reply_head(w.pid);
+  auto focus = "FOCUS='/Process/perfdm_workload{" + std::to_string(w.pid) + "}/work'";
+  auto status = [&] { return e.reply("<DYPER PID='DM' COMMAND='STATUS'/>"); };
+
+  CHECK(e.reply(request(w.pid, "SETDETAIL", "<DETAIL ITEM='latency_us' VALUE='t'/>")) ==
+        head +
+            "><SETTINGS><DETAIL ITEM='latency_us' VALUE='true' AGENT=''/></SETTINGS></DYPER_REPLY>");
+  auto s = status();
+  CHECK(count_of(s, focus) == 1);
+  auto at = s.find("METRIC='work.latency_us' " + focus);
+  REQUIRE(at != std::string::npos);
+  auto element = s.substr(s.rfind("<MI ID='", at), s.find("/>", at) - s.rfind("<MI ID='", at));
+  CHECK_THAT(element, Catch::Contains("COLLECTING='true'"));
+  auto mi = element.substr(8, element.find('\'', 8) - 8);
+  // Samples of the field arrive in the detailed MI, and REPORT shows it.
+  auto data = "<DYPER PID='DM' COMMAND='DATA'><DATA MI='" + mi + "'/></DYPER>";
+  CHECK(test::eventually([&] { return e.reply(data).find("LAST='-1'") == std::string::npos; }));
+  CHECK_THAT(e.reply(request(w.pid, "REPORT", "<REPORT TYPE='ALL'/>")),
+             Catch::Contains("METRIC='work.latency_us' " + focus));
+
+  // The frame type: every field of it (requests, bytes, latency_us, queue_depth, worker).
+  CHECK_THAT(e.reply(request(w.pid, "SETDETAIL", "<DETAIL ITEM='work' VALUE='1'/>")),
+             Catch::Contains("<DETAIL ITEM='work' VALUE='true' AGENT=''/>"));
+  CHECK(count_of(status(), focus) == 5);
+
+  // An item that names nothing refuses the whole request, and nothing changes.
+  auto refused = e.reply(request(
+      w.pid, "SETDETAIL",
+      "<SETTINGS><DETAIL ITEM='work' VALUE='0'/><DETAIL ITEM='nothing' VALUE='1'/></SETTINGS>"));
+  CHECK_THAT(refused, Catch::StartsWith(head + " ERROR='BAD_ARGUMENT'"));
+  CHECK_THAT(refused, Catch::Contains("ITEM &apos;nothing&apos; names no frame type"));
+  CHECK(count_of(status(), focus) == 5);
+
+  // Off: the MIs go (nobody else uses them, D1).
+  CHECK_THAT(e.reply(request(w.pid, "SETDETAIL",
+                             "<SETTINGS><DETAIL ITEM='work' VALUE='0'/><DETAIL ITEM='latency_us' "
+                             "VALUE='false'/></SETTINGS>")),
+             Catch::Contains("<SETTINGS><DETAIL ITEM='latency_us' VALUE='false' AGENT=''/><DETAIL "
+                             "ITEM='work' VALUE='false' AGENT=''/></SETTINGS>"));
+  CHECK(count_of(status(), focus) == 0);
 }
