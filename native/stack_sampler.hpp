@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,8 +58,11 @@ class stack_sampler {
   int pid() const;
 
   // Every thread's stack, at most `max_depth` frames each. Threads that exit during the
-  // sample are left out; the process exiting is native_error(no_such_process).
-  stack_snapshot sample(std::size_t max_depth = 128);
+  // sample are left out; the process exiting is native_error(no_such_process). With
+  // `wanted`, only the threads it accepts are read, stopped and unwound (USETHREAD); the
+  // others are not touched.
+  stack_snapshot sample(std::size_t max_depth = 128,
+                        const std::function<bool(int tid)>& wanted = {});
 
   // How many times the modules were reported (1 after construction; +1 per maps change).
   std::uint64_t module_reports() const;
