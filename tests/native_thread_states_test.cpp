@@ -117,10 +117,19 @@ TEST_CASE("the test program's threads, counted over real samples, are where they
     FAIL("no thread " << name);
     return thread_state_counts{};
   };
-  CHECK(named("nt_mutex").blocks == samples);
-  CHECK(named("nt_condition").waits == samples);
-  CHECK(named("nt_read").ios == samples);
-  CHECK(named("nt_sleep").sleeps == samples);
+  // Samples taken back to back: a thread let go by the previous sample may still be on its
+  // way back into its wait (runnable, 'R') when the next one reads its state. Every other
+  // sample finds it where it blocks.
+  auto where_it_blocks = [&](const char* name, std::uint64_t thread_state_counts::*counter) {
+    auto c = named(name);
+    INFO(name << ": " << c.*counter << " of " << samples << ", runs " << c.runs);
+    CHECK(c.*counter + c.runs == samples);
+    CHECK(c.*counter > samples / 2);
+  };
+  where_it_blocks("nt_mutex", &thread_state_counts::blocks);
+  where_it_blocks("nt_condition", &thread_state_counts::waits);
+  where_it_blocks("nt_read", &thread_state_counts::ios);
+  where_it_blocks("nt_sleep", &thread_state_counts::sleeps);
   // The hot thread burns CPU: running (or runnable) whenever it is sampled.
   CHECK(named("nt_hot").runs == samples);
   for (auto& c : counts) CHECK(c.samples == samples);
