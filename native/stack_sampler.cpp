@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -9,7 +10,7 @@
 
 #include <cxxabi.h>
 #include <elfutils/libdwfl.h>
-#include <sched.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -94,8 +95,10 @@ stop_outcome stop_thread(int pid, int tid, int& signal, std::string& error) {
     error = std::string("cannot interrupt it: ") + std::strerror(e);
     return e == ESRCH ? stop_outcome::gone : stop_outcome::refused;
   }
-  auto deadline = monotonic_ns() + stop_timeout_ns;
-  for (int round = 0;; ++round) {
+  auto start = monotonic_ns();
+  auto next_look = start + 1'000'000;  // /proc is asked after 1 ms, then every millisecond
+  std::int64_t pause_ns = 5'000;       // 5 µs, doubling up to 200 µs
+  for (;;) {
     int status = 0;
     pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
     if (r == tid) {
@@ -106,8 +109,10 @@ stop_outcome stop_thread(int pid, int tid, int& signal, std::string& error) {
         return stop_outcome::stopped;
       }
     }
-    // Nothing for us (yet): after a few quick tries, ask /proc whether it stopped anyway.
-    if (round >= 16) {
+    auto now = monotonic_ns();
+    // No notification for us (yet): another waiter may have taken it. /proc knows.
+    if (now >= next_look) {
+      next_look = now + 1'000'000;
       char state = thread_state(pid, tid);
       if (state == 't') return stop_outcome::stopped;
       if (state == '?' || state == 'Z' || state == 'X') {
@@ -115,17 +120,16 @@ stop_outcome stop_thread(int pid, int tid, int& signal, std::string& error) {
         return stop_outcome::gone;
       }
     }
-    if (monotonic_ns() > deadline) {
+    if (now - start > stop_timeout_ns) {
       ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
       error = "it did not stop within 2 s";
       return stop_outcome::refused;
     }
-    if (round < 16) {
-      sched_yield();
-    } else {
-      timespec pause{0, 50'000};
-      nanosleep(&pause, nullptr);
-    }
+    // Short sleeps, not sched_yield: on a loaded machine a yield gives away a whole time
+    // slice, and the thread being stopped needs a CPU to stop.
+    timespec pause{0, pause_ns};
+    nanosleep(&pause, nullptr);
+    pause_ns = std::min<std::int64_t>(pause_ns * 2, 200'000);
   }
 }
 
@@ -237,6 +241,9 @@ struct stack_sampler::impl {
   }
 
   stack_snapshot sample(std::size_t max_depth, const std::function<bool(int)>& wanted) {
+    // The waits for each thread's stop are short sleeps: let them be as short as asked
+    // (the default timer slack adds 50 µs to each). Per thread: the sampling thread's only.
+    prctl(PR_SET_TIMERSLACK, 1'000UL);
     stack_snapshot snap;
     snap.pid = pid;
     snap.monotonic_ns = monotonic_ns();
