@@ -12,6 +12,7 @@
 #include "messages/source_messages.hpp"
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
+#include "native/thread_states.hpp"
 
 namespace perfdm {
 
@@ -31,11 +32,17 @@ caf::error native_failure(const native::native_error& e) {
 
 struct native_source_state {
   caf::actor dm;
+  caf::actor registry;
   process_info info;
   native_options options;
+  native_settings settings;
   std::shared_ptr<native::stack_sampler> sampler;
   std::unique_ptr<proc_sampler> proc;
   native::cpu_profile profile;
+  native::thread_state_table thread_states;
+  std::int64_t cost_ns = 0;        // what the stack samples cost the program, all together
+  native::stack_snapshot last;     // the latest stack sample (kept when the process exits)
+  std::uint64_t stack_generation = 0;  // a stack tick of an older generation is stale
   std::unique_ptr<native::sampling_delay> delay;
   time_ns interval = base_bucket_width;
   std::int64_t last_stack_ns = 0;  // monotonic time of the previous stack sample
@@ -48,22 +55,85 @@ struct native_source_state {
   time_ns engine_time(std::int64_t monotonic) const {
     return monotonic - options.origin_monotonic_ns;
   }
+  bool stack_sampling() const {
+    return started && !ended && options.stack_sampling && sampler && settings.monitor &&
+           settings.cputime;
+  }
+  // Whether a function of a module is I/O code, by the process's code classes.
+  native::io_predicate is_io() const {
+    return [this](const std::string& module, const std::string& function) {
+      return is_io_type(code_type(settings.classes, module, function));
+    };
+  }
+  cpu_profile_report profile_report() const;
+  stacks_report stacks_of(const native::stack_snapshot& snap) const;
 };
+
+cpu_profile_report native_source_state::profile_report() const {
+  auto sum = profile.summary();
+  cpu_profile_report r;
+  r.pid = info.pid;
+  r.montime = sum.montime;
+  r.samples = sum.samples;
+  r.active = sum.active;
+  r.last = sum.last;
+  r.stacks = sum.stacks;
+  r.checktime = to_seconds(delay->mean_ns());
+  r.cost = static_cast<double>(cost_ns) / 1e9;
+  // A detailed function's lines follow it and share its code class.
+  std::string function, type;
+  for (auto& i : sum.items) {
+    if (i.detailed) ++r.detailed;
+    bool line_of_function = !function.empty() && i.name.size() > function.size() &&
+                            i.name.compare(0, function.size() + 1, function + "@") == 0;
+    if (!line_of_function) {
+      function = i.name;
+      auto at = i.name.find('@');
+      type = at == std::string::npos
+                 ? code_type(settings.classes, "", native::plain_function_name(i.name))
+                 : code_type(settings.classes, i.name.substr(0, at),
+                             native::plain_function_name(i.name.substr(at + 1)));
+    }
+    r.items.push_back(profile_entry{i.name, i.file, i.total, i.base, type});
+  }
+  for (auto& t : thread_states.counts())
+    r.threads.push_back(
+        thread_state_entry{t.tid, t.name, t.samples, t.blocks, t.runs, t.waits, t.ios, t.sleeps});
+  return r;
+}
+
+stacks_report native_source_state::stacks_of(const native::stack_snapshot& snap) const {
+  stacks_report r;
+  r.pid = info.pid;
+  r.time = to_seconds(engine_time(snap.monotonic_ns));
+  for (auto& t : snap.threads) {
+    thread_entry e{t.tid, t.name, native::state_name(t.state), {}};
+    for (auto& f : t.frames)
+      e.stack.push_back(stack_entry{f.function, f.file, f.line, f.module, f.pc});
+    r.threads.push_back(std::move(e));
+  }
+  return r;
+}
 
 namespace {
 
 caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self, caf::actor dm,
                                   process_info info,
                                   std::shared_ptr<native::stack_sampler> sampler,
-                                  native_options options) {
+                                  native_options options, caf::actor registry,
+                                  native_settings settings) {
   auto& st = self->state;
   st.dm = dm;
+  st.registry = std::move(registry);
+  st.settings = std::move(settings);
+  st.options.max_depth = st.settings.max_depth;
   st.info = std::move(info);
   st.options = options;
   st.sampler = std::move(sampler);
   st.proc = std::make_unique<proc_sampler>(st.info.resource);
   st.profile = native::cpu_profile(options.detail);
   st.delay = std::make_unique<native::sampling_delay>(options.delay);
+  st.delay->set_checktime(st.settings.checktime_ns);
 
   self->monitor(dm);
   self->set_down_handler([=](caf::down_msg&) { self->quit(); });
@@ -77,19 +147,29 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         self->request(s.dm, std::chrono::seconds(30), define_resource{s.proc->thread_resource(tid)})
             .then([](resource_info&) {}, [](caf::error&) {});
   };
-  // The process is gone (or unwatched): stop being a source and end.
-  auto finish = [=] {
+  // The process is gone (exited: its last profile and stacks go to the registry first) or
+  // unwatched: stop being a source and end.
+  auto finish = [=](bool exited) {
     auto& s = self->state;
     if (s.ended) return;
     s.ended = true;
+    if (exited && s.registry) {
+      native_ended last{s.profile_report(), s.stacks_of(s.last)};
+      last.profile.ended = last.stacks.ended = true;
+      self->send(s.registry, std::move(last));
+    }
     self->send(s.dm, source_unregister{caf::actor_cast<caf::actor>(self)});
     self->quit();
   };
+  // The next stack sample, CHECKTIME away on average, unless stack sampling is off. A new
+  // generation makes any tick still on its way stale, so that a change of the settings takes
+  // effect at once (a 10 s delay drawn before SET CHECKTIME does not hold it up).
   auto schedule_stack = [=] {
     auto& s = self->state;
-    if (!s.options.stack_sampling || !s.sampler) return;
+    ++s.stack_generation;
+    if (!s.stack_sampling()) return;
     self->delayed_send(self, std::chrono::nanoseconds(s.delay->next_ns()),
-                       stack_tick_atom::value);
+                       stack_tick_atom::value, s.stack_generation);
   };
 
   return {
@@ -136,8 +216,8 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
     [=](proc_tick_atom) {
       auto& s = self->state;
       if (s.ended) return;
-      if (!native::process_alive(s.info.pid)) return finish();
-      if (s.proc->collecting()) {
+      if (!native::process_alive(s.info.pid)) return finish(true);
+      if (s.proc->collecting() && s.settings.monitor) {
         try {
           auto options = s.proc->needs();
           auto stats = native::read_process_stats(s.info.pid, options);
@@ -153,74 +233,65 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
             self->request(s.dm, caf::infinite, source_samples{std::move(out)})
                 .then([](samples_ack&) {}, [](caf::error&) {});
         } catch (const native::native_error& e) {
-          if (e.code == native::native_errc::no_such_process) return finish();
+          if (e.code == native::native_errc::no_such_process) return finish(true);
           // Anything else (a /proc line it cannot read) costs this reading only.
         }
       }
       self->delayed_send(self, std::chrono::nanoseconds(s.interval), proc_tick_atom::value);
     },
-    [=](stack_tick_atom) {
+    [=](stack_tick_atom, std::uint64_t generation) {
       auto& s = self->state;
-      if (s.ended) return;
+      if (generation != s.stack_generation || !s.stack_sampling()) return;
       try {
-        auto snap = s.sampler->sample(s.options.max_depth);
+        const auto& settings = s.settings;
+        auto snap = s.sampler->sample(s.options.max_depth,
+                                      [&settings](int tid) { return settings.uses(tid); });
         double covered = s.last_stack_ns == 0
                              ? 0
                              : to_seconds(snap.monotonic_ns - s.last_stack_ns);
         s.last_stack_ns = snap.monotonic_ns;
         s.profile.add(snap, covered, to_seconds(s.engine_time(snap.monotonic_ns)));
+        s.thread_states.add(snap, s.is_io());
         s.delay->record_cost(snap.cost_ns);
+        s.cost_ns += snap.cost_ns;
         std::vector<int> tids;  // threads started since: a front end may focus on them
         for (auto& t : snap.threads) tids.push_back(t.tid);
         define_threads(tids);
+        s.last = std::move(snap);
       } catch (const native::native_error& e) {
-        if (e.code == native::native_errc::no_such_process) return finish();
+        if (e.code == native::native_errc::no_such_process) return finish(true);
         // Not permitted any more, or libdw gave up on this sample: try again later.
       }
       schedule_stack();
     },
-    [=](profile_request&) {
+    [=](profile_request&) { return self->state.profile_report(); },
+    // The process's DyPer settings changed (SET, USETHREAD, CLASSES).
+    [=](native_settings& x) {
       auto& s = self->state;
-      auto sum = s.profile.summary();
-      cpu_profile_report r;
-      r.pid = s.info.pid;
-      r.montime = sum.montime;
-      r.samples = sum.samples;
-      r.active = sum.active;
-      r.last = sum.last;
-      r.stacks = sum.stacks;
-      r.checktime = to_seconds(s.delay->mean_ns());
-      for (auto& i : sum.items) {
-        if (i.detailed) ++r.detailed;
-        r.items.push_back(profile_entry{i.name, i.file, i.total, i.base});
-      }
-      return r;
+      s.settings = std::move(x);
+      s.options.max_depth = s.settings.max_depth;
+      s.delay->set_checktime(s.settings.checktime_ns);
+      schedule_stack();
     },
     // A fresh sample of every thread, now.
     [=](stacks_request&) -> caf::result<stacks_report> {
       auto& s = self->state;
       try {
-        auto snap = s.sampler->sample(s.options.max_depth);
-        stacks_report r;
-        r.pid = s.info.pid;
-        r.time = to_seconds(s.engine_time(snap.monotonic_ns));
-        for (auto& t : snap.threads) {
-          thread_entry e{t.tid, t.name, native::state_name(t.state), {}};
-          for (auto& f : t.frames)
-            e.stack.push_back(stack_entry{f.function, f.file, f.line, f.module, f.pc});
-          r.threads.push_back(std::move(e));
-        }
-        return r;
+        if (!s.sampler)
+          return make_dm_error(dm_error::not_allowed,
+                               "process " + std::to_string(s.info.pid) +
+                                   ": stack sampling is off in this engine");
+        return s.stacks_of(s.sampler->sample(s.options.max_depth));
       } catch (const native::native_error& e) {
         auto err = native_failure(e);
-        if (e.code == native::native_errc::no_such_process) finish();
+        if (e.code == native::native_errc::no_such_process) finish(true);
         return err;
       }
     },
     [=](unwatch_request&) {
       auto info = self->state.info;
       info.watched = false;
-      finish();
+      finish(false);
       return info;
     },
   };
@@ -230,9 +301,10 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
 
 caf::actor spawn_native_source(caf::event_based_actor* parent, caf::actor dm, process_info info,
                                std::shared_ptr<native::stack_sampler> sampler,
-                               native_options options) {
+                               native_options options, native_settings settings) {
   return parent->spawn<caf::detached>(native_source_actor, std::move(dm), std::move(info),
-                                      std::move(sampler), options);
+                                      std::move(sampler), options,
+                                      caf::actor_cast<caf::actor>(parent), std::move(settings));
 }
 
 }  // namespace perfdm

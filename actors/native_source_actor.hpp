@@ -3,9 +3,12 @@
 // the proc.* metrics that are collecting (actors/proc_sampler.hpp), once per sampling
 // interval and only what is enabled, and samples every thread's stack (native/stack_sampler)
 // at DyPer's exponentially distributed delays, within an overhead budget, into the CPU
-// profile (native/cpu_profile). It answers PROFILE and STACKS, and ends when the process
-// exits or is unwatched. It runs on a thread of its own: ptrace and /proc reads block, and a
-// ptrace stop belongs to the thread that made it.
+// profile (native/cpu_profile) and the thread states (native/thread_states). It answers
+// PROFILE and STACKS, follows the process's DyPer settings (native_settings: MONITOR,
+// CPUTIME, CHECKTIME, USETHREAD, ...), and ends when the process exits or is unwatched; when
+// it exits, it hands its last profile and stacks to the registry first (native_ended). It
+// runs on a thread of its own: ptrace and /proc reads block, and a ptrace stop belongs to the
+// thread that made it.
 #pragma once
 
 #include <memory>
@@ -13,6 +16,7 @@
 #include <caf/actor.hpp>
 #include <caf/event_based_actor.hpp>
 
+#include "actors/native_settings.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "native/cpu_profile.hpp"
@@ -34,11 +38,20 @@ struct native_options {
 // once the data manager knows them.
 using native_start_atom = caf::atom_constant<caf::atom("natstart")>;
 
+// Sent by a native source to its parent (the registry) as its process exits: what PROFILE,
+// STACKS and REPORT answer for the process from then on, until UNWATCH or a new WATCH.
+struct native_ended {
+  cpu_profile_report profile;
+  stacks_report stacks;
+};
+PERFDM_INSPECT(native_ended, x.profile, x.stacks)
+
 // Spawns the source of `pid`, whose name and sampler the caller got ready (so that WATCH
 // fails at once, and clearly, for a process that cannot be observed). `parent` (the process
-// registry) monitors it.
+// registry) monitors it and hears native_ended from it. `settings`: the process's DyPer
+// settings at the start; a native_settings message changes them at once.
 caf::actor spawn_native_source(caf::event_based_actor* parent, caf::actor dm, process_info info,
                                std::shared_ptr<native::stack_sampler> sampler,
-                               native_options options);
+                               native_options options, native_settings settings);
 
 }  // namespace perfdm

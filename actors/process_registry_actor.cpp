@@ -29,6 +29,7 @@ struct observed {
   process_info info;
   caf::actor ingest;      // null once it ended
   caf::actor native;      // the native source while watched; null once it ended
+  std::optional<native_ended> native_last;  // a watched process that exited: its last profile
   bool attached = false;  // until DETACH, or the ingest ended
   frames_stats last;      // what the ingest had read when it ended
   process_command_state commands;  // DyPer's per-process settings; kept across re-attaches
@@ -130,9 +131,33 @@ caf::result<caf::message> instrument(registry_actor self, const process_command&
 // when the process is watched), I/O (bytes through read/write from /proc/PID/io) and threads
 // (each thread's state, CPU time and context switches from /proc). A process that is gone
 // or unreadable has only what could be read.
+// With the profile, each thread also has its states over the stack samples (SAMPLES BLOCKS
+// RUNS WAITS IOS SLEEPS); threads sampled before that no longer exist follow the live ones
+// with STATE='ended' (all of them once the process exited).
 std::string native_report_sections(std::int32_t pid, const cpu_profile_report* profile) {
   std::string out;
   if (profile) out += print_reply_body(caf::make_message(*profile));
+  std::map<std::int32_t, const thread_state_entry*> counted;
+  if (profile)
+    for (auto& t : profile->threads) counted[t.tid] = &t;
+  auto counts = [&](std::int32_t tid) -> std::string {
+    auto i = counted.find(tid);
+    if (i == counted.end()) return profile ? " SAMPLES='0' BLOCKS='0' RUNS='0' WAITS='0' IOS='0' SLEEPS='0'" : "";
+    auto& c = *i->second;
+    counted.erase(i);
+    return " SAMPLES='" + std::to_string(c.samples) + "' BLOCKS='" + std::to_string(c.blocks) +
+           "' RUNS='" + std::to_string(c.runs) + "' WAITS='" + std::to_string(c.waits) +
+           "' IOS='" + std::to_string(c.ios) + "' SLEEPS='" + std::to_string(c.sleeps) + "'";
+  };
+  auto ended_threads = [&] {
+    std::string ended;
+    while (!counted.empty()) {
+      auto& c = *counted.begin()->second;
+      ended += "<THREAD ID='" + std::to_string(c.tid) + "' NAME='" + xml_escaped(c.name) +
+               "' STATE='ended'" + counts(c.tid) + "/>";
+    }
+    return ended;
+  };
   try {
     auto st = native::read_process_stats(pid, {true, true});
     out += "<IOCOUNTERS READ='" + std::to_string(st.io_read_bytes) + "' WRITE='" +
@@ -144,12 +169,13 @@ std::string native_report_sections(std::int32_t pid, const cpu_profile_report* p
       out += "<THREAD ID='" + std::to_string(t.tid) + "' NAME='" + xml_escaped(t.name) +
              "' STATE='" + native::state_name(t.state) + "' USER='" +
              format_number(static_cast<double>(t.cpu_user_ns) / 1e9) + "' SYSTEM='" +
-             format_number(static_cast<double>(t.cpu_system_ns) / 1e9) + "' WAITS='" +
+             format_number(static_cast<double>(t.cpu_system_ns) / 1e9) + "' SWITCHES='" +
              std::to_string(t.ctx_voluntary) + "' PREEMPTIONS='" +
-             std::to_string(t.ctx_involuntary) + "'/>";
-    out += "</THREADS>";
+             std::to_string(t.ctx_involuntary) + "'" + counts(t.tid) + "/>";
+    out += ended_threads() + "</THREADS>";
   } catch (const native::native_error&) {
-    // Gone or not readable: the report says what it could read.
+    // Gone or not readable: the report says what it could read (the thread states sampled).
+    if (!counted.empty()) out += "<THREADS COUNT='0'>" + ended_threads() + "</THREADS>";
   }
   return out;
 }
@@ -160,6 +186,7 @@ void collect_report(registry_actor self, caf::actor dm, std::int32_t pid, Done d
   auto& p = self->state.processes.at(pid);
   auto info = p.info;
   auto native = p.native;
+  auto last_profile = p.native_last ? std::make_optional(p.native_last->profile) : std::nullopt;
   auto with_frames = [=](std::vector<frame_type_stats> frames) mutable {
     self->request(dm, std::chrono::seconds(30), status_query{})
         .then(
@@ -167,7 +194,7 @@ void collect_report(registry_actor self, caf::actor dm, std::int32_t pid, Done d
               auto finish = [=](const cpu_profile_report* profile) mutable {
                 done(process_report(info, frames, status, native_report_sections(pid, profile)));
               };
-              if (!native) return finish(nullptr);
+              if (!native) return finish(last_profile ? &*last_profile : nullptr);
               // Watched: the CPU section from the stack samples.
               self->request(native, std::chrono::seconds(30), profile_request{pid})
                   .then([=](cpu_profile_report& r) mutable { finish(&r); },
@@ -391,6 +418,10 @@ caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const 
     case process_command_outcome::none: break;
   }
   if (!c.dypatch && c.command == "SET") schedule_report(self, c.pid);
+  // The native source follows the settings from its next sample on.
+  if (!c.dypatch && i->second.native &&
+      (c.command == "SET" || c.command == "USETHREAD" || c.command == "CLASSES"))
+    self->send(i->second.native, native_settings_of(i->second.commands));
   return answer(c, std::move(out.body));
 }
 
@@ -423,7 +454,17 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
     auto i = self->state.processes.find(pid);
     return i == self->state.processes.end() ? caf::actor{} : i->second.native;
   };
+  // What a watched process that exited left (native_ended), or null.
+  auto last_of = [=](std::int32_t pid) -> const native_ended* {
+    auto i = self->state.processes.find(pid);
+    return i == self->state.processes.end() || !i->second.native_last ? nullptr
+                                                                      : &*i->second.native_last;
+  };
   return {
+    [=](native_ended& x) {  // a watched process exited: keep what PROFILE and STACKS answer
+      if (auto i = self->state.processes.find(x.profile.pid); i != self->state.processes.end())
+        i->second.native_last = std::move(x);
+    },
     [=](attach_request& x) -> caf::result<process_info> {
       auto& st = self->state;
       // A detached process may be attached again while its old ingest actor still reads
@@ -535,9 +576,17 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       } catch (const native::native_error& e) {
         return native_failure(e);
       }
-      auto source = spawn_native_source(self, dm, info, sampler, native_opts);
-      self->monitor(source);
       auto& o = st.processes[x.pid];
+      o.native_last.reset();  // a process watched again starts a new profile
+      // Watching is monitoring: MONITOR and CPUTIME say so, CHECKTIME is the engine's.
+      o.commands.variables["MONITOR"] = "true";
+      o.commands.variables["CPUTIME"] = native_opts.stack_sampling ? "true" : "false";
+      o.commands.variables["CHECKTIME"] =
+          std::to_string(native_opts.delay.checktime_ns / 1'000'000);
+      auto settings = native_settings_of(o.commands);
+      settings.checktime_ns = native_opts.delay.checktime_ns;  // also below a millisecond
+      auto source = spawn_native_source(self, dm, info, sampler, native_opts, settings);
+      self->monitor(source);
       bool announced = o.attached;  // an attached process announced itself already
       if (!o.attached) o.info = info;  // an attached process keeps its frame types
       o.native = source;
@@ -559,6 +608,10 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
     },
     [=](unwatch_request& x) -> caf::result<process_info> {
       auto i = self->state.processes.find(x.pid);
+      if (i != self->state.processes.end() && !i->second.native && i->second.native_last) {
+        i->second.native_last.reset();  // it exited: UNWATCH forgets its last profile
+        return i->second.info;
+      }
       if (i == self->state.processes.end() || !i->second.native) return not_watched(x.pid);
       auto rp = self->make_response_promise<process_info>();
       auto pid = x.pid;
@@ -580,6 +633,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
     // never comes) costs an error reply, never a front end waiting for ever.
     [=](profile_request& x) -> caf::result<cpu_profile_report> {
       auto a = native_of(x.pid);
+      if (auto last = last_of(x.pid); !a && last) return last->profile;
       if (!a) return not_watched(x.pid);
       auto rp = self->make_response_promise<cpu_profile_report>();
       self->request(a, std::chrono::seconds(30), x)
@@ -589,6 +643,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
     },
     [=](stacks_request& x) -> caf::result<stacks_report> {
       auto a = native_of(x.pid);
+      if (auto last = last_of(x.pid); !a && last) return last->stacks;
       if (!a) return not_watched(x.pid);
       auto rp = self->make_response_promise<stacks_report>();
       self->request(a, std::chrono::seconds(30), x)

@@ -11,9 +11,11 @@
 
 #include "cli/dm_log_module.hpp"
 #include "cli/frames_log_module.hpp"
+#include "cli/native_log_module.hpp"
 #include "log/log_core.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/xml_codec.hpp"
@@ -103,6 +105,15 @@ std::uint64_t write_dm_log(const dm_ask& ask, const dm_log_job& job, const std::
   auto frames = reply_as<frames_stats>(ask(caf::make_message(frames_stats_query{})));
   // The frames module asks first: it is small, and the DM module takes what is left.
   add_frames_module(core, frames, core.memory_left() / 16);
+  // The profiles of the processes watched (or watched until they exited); the others answer
+  // PROFILE with an error and have none.
+  std::vector<native_log_process> natives;
+  for (auto& p : processes.processes) {
+    auto reply = ask(caf::make_message(profile_request{p.pid}));
+    if (reply.match_elements<cpu_profile_report>())
+      natives.push_back({p.resource, reply.get_as<cpu_profile_report>(0)});
+  }
+  if (!natives.empty()) add_native_module(core, natives, core.memory_left() / 8);
   add_dm_module(core, snap, core.memory_left());
   core.write(path);
   return std::filesystem::file_size(path);

@@ -32,6 +32,15 @@ struct profile_entry {
   std::string file;
   std::uint64_t total = 0;  // samples with it on the stack (inclusive)
   std::uint64_t base = 0;   // samples with it innermost (exclusive)
+  std::string type;         // code class of CLASSES: NORMAL, SYSTEM, IO or SYSTEM_IO
+};
+// What one thread was doing at the stack samples that saw it (REPORT's thread section;
+// native/thread_states.hpp says how a state is decided).
+struct thread_state_entry {
+  std::int32_t tid = 0;
+  std::string name;
+  std::uint64_t samples = 0;
+  std::uint64_t blocks = 0, runs = 0, waits = 0, ios = 0, sleeps = 0;
 };
 // PROFILE's reply: `<COUNTERS MONTIME SAMPLES ACTIVE LAST><TOTALS …/><ITEM …/>…</COUNTERS>`.
 struct cpu_profile_report {
@@ -43,7 +52,10 @@ struct cpu_profile_report {
   std::uint64_t stacks = 0;   // thread stacks seen, running or not
   std::uint64_t detailed = 0; // functions whose lines are counted
   double checktime = 0;       // the mean delay between samples now (seconds), budget included
+  double cost = 0;            // seconds the samples stopped the program, all together
+  bool ended = false;         // the process exited: this is its last profile
   std::vector<profile_entry> items;
+  std::vector<thread_state_entry> threads;  // by thread id (REPORT's thread section, the log)
 };
 
 struct stack_entry {
@@ -63,6 +75,7 @@ struct thread_entry {
 struct stacks_report {
   std::int32_t pid = 0;
   double time = 0;  // engine time of the sample
+  bool ended = false;  // the process exited: these are the stacks of its last sample
   std::vector<thread_entry> threads;
 };
 
@@ -70,11 +83,13 @@ PERFDM_INSPECT(watch_request, x.pid)
 PERFDM_INSPECT(unwatch_request, x.pid)
 PERFDM_INSPECT(profile_request, x.pid)
 PERFDM_INSPECT(stacks_request, x.pid)
-PERFDM_INSPECT(profile_entry, x.name, x.file, x.total, x.base)
+PERFDM_INSPECT(profile_entry, x.name, x.file, x.total, x.base, x.type)
+PERFDM_INSPECT(thread_state_entry, x.tid, x.name, x.samples, x.blocks, x.runs, x.waits, x.ios,
+               x.sleeps)
 PERFDM_INSPECT(cpu_profile_report, x.pid, x.montime, x.samples, x.active, x.last, x.stacks,
-               x.detailed, x.checktime, x.items)
+               x.detailed, x.checktime, x.cost, x.ended, x.items, x.threads)
 PERFDM_INSPECT(stack_entry, x.function, x.file, x.line, x.module, x.pc)
 PERFDM_INSPECT(thread_entry, x.tid, x.name, x.state, x.stack)
-PERFDM_INSPECT(stacks_report, x.pid, x.time, x.threads)
+PERFDM_INSPECT(stacks_report, x.pid, x.time, x.ended, x.threads)
 
 }  // namespace perfdm

@@ -85,6 +85,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(profile_request);
   PERFDM_REGISTER(stacks_request);
   PERFDM_REGISTER(profile_entry);
+  PERFDM_REGISTER(thread_state_entry);
   PERFDM_REGISTER(cpu_profile_report);
   PERFDM_REGISTER(stack_entry);
   PERFDM_REGISTER(thread_entry);

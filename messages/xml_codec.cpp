@@ -1048,16 +1048,19 @@ std::string reply_body(const cpu_profile_report& x) {
     element e("ITEM");
     e.text("NAME", i.name).count("TOTAL", i.total).count("BASE", i.base);
     if (!i.file.empty()) e.text("FILE", i.file);
+    if (!i.type.empty()) e.text("TYPE", i.type);
     return e.leaf();
   };
-  return element("COUNTERS")
-      .count("PID", static_cast<std::uint64_t>(x.pid))
+  element counters("COUNTERS");
+  counters.count("PID", static_cast<std::uint64_t>(x.pid))
       .number("MONTIME", x.montime)
       .count("SAMPLES", x.samples)
       .count("ACTIVE", x.active)
       .number("LAST", x.last)
       .number("CHECKTIME", x.checktime)
-      .wrap(element("TOTALS")
+      .number("COST", x.cost);
+  if (x.ended) counters.text("ENDED", "true");
+  return counters.wrap(element("TOTALS")
                 .count("STACKS", x.stacks)
                 .count("ACTIVE", x.active)
                 .count("DETAILED", x.detailed)
@@ -1085,10 +1088,10 @@ std::string reply_body(const stacks_report& x) {
         .text("STATE", t.state)
         .wrap(join(t.stack, "", frame));
   };
-  return element("THREADS")
-      .count("PID", static_cast<std::uint64_t>(x.pid))
-      .number("TIME", x.time)
-      .wrap(join(x.threads, "", thread));
+  element threads("THREADS");
+  threads.count("PID", static_cast<std::uint64_t>(x.pid)).number("TIME", x.time);
+  if (x.ended) threads.text("ENDED", "true");
+  return threads.wrap(join(x.threads, "", thread));
 }
 // Printed with its own envelope by print_reply; listed for the gateway's reply handlers.
 std::string reply_body(const process_command_reply& x) {

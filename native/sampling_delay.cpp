@@ -12,6 +12,11 @@ sampling_delay::sampling_delay(delay_settings settings, std::uint64_t seed)
   if (!(settings_.budget > 0 && settings_.budget <= 1)) settings_.budget = 0.10;
 }
 
+void sampling_delay::set_checktime(std::int64_t checktime_ns) {
+  settings_.checktime_ns = std::max<std::int64_t>(checktime_ns, 1);
+  settings_.cap_ns = std::max(settings_.cap_ns, settings_.checktime_ns);
+}
+
 std::int64_t sampling_delay::mean_ns() const {
   double b = settings_.budget;
   double stretched = cost_ns_ * (1 - b) / b;

@@ -28,6 +28,9 @@ class sampling_delay {
   std::int64_t mean_ns() const;
   // The next delay: an exponential draw with mean mean_ns(), capped.
   std::int64_t next_ns();
+  // A new CHECKTIME (SET CHECKTIME): the mean from now on (at least 1 ns, the cap raised to
+  // it if need be); the measured cost is kept.
+  void set_checktime(std::int64_t checktime_ns);
   // The measured cost of one sample.
   void record_cost(std::int64_t cost_ns);
   double average_cost_ns() const { return cost_ns_; }

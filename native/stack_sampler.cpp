@@ -1,6 +1,8 @@
 #include "native/stack_sampler.hpp"
 
 #include <cerrno>
+#include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -8,7 +10,10 @@
 
 #include <cxxabi.h>
 #include <elfutils/libdwfl.h>
+#include <sys/prctl.h>
 #include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "native/native_error.hpp"
@@ -56,6 +61,83 @@ const Dwfl_Callbacks proc_callbacks = {
     nullptr,  // debuginfo_path: the standard places
 };
 
+// How long a thread may take to stop before its sample is given up (a thread that never
+// stops: another tracer got there first, or the kernel is stuck).
+constexpr std::int64_t stop_timeout_ns = 2'000'000'000;
+
+// The one-letter state of a thread, '?' when it cannot be read.
+char thread_state(int pid, int tid) {
+  try {
+    return read_thread_stats(pid, tid).state;
+  } catch (const native_error&) {
+    return '?';
+  }
+}
+
+enum class stop_outcome { stopped, gone, refused };
+
+// Stops thread `tid` of `pid` for its unwind: PTRACE_SEIZE, PTRACE_INTERRUPT, and a wait for
+// the stop on that tid alone (__WALL | WNOHANG, never -1). The stop notification may be taken
+// by another thread of this process waiting for any child (waitpid(-1) sees the stops of every
+// tracee of the thread group, which libdw's own blocking waitpid would wait for in vain): so
+// the wait polls, and a thread that /proc shows in tracing stop ('t') is stopped, whoever
+// reaped the notification. `signal`: a signal the thread was stopped for instead of the
+// interrupt, to hand back when it is let go (detach_thread).
+stop_outcome stop_thread(int pid, int tid, int& signal, std::string& error) {
+  signal = 0;
+  if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
+    error = std::string("cannot stop it: ") + std::strerror(errno);
+    return errno == ESRCH ? stop_outcome::gone : stop_outcome::refused;
+  }
+  if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) {
+    int e = errno;
+    ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    error = std::string("cannot interrupt it: ") + std::strerror(e);
+    return e == ESRCH ? stop_outcome::gone : stop_outcome::refused;
+  }
+  auto start = monotonic_ns();
+  auto next_look = start + 1'000'000;  // /proc is asked after 1 ms, then every millisecond
+  std::int64_t pause_ns = 5'000;       // 5 µs, doubling up to 200 µs
+  for (;;) {
+    int status = 0;
+    pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+    if (r == tid) {
+      if (WIFEXITED(status) || WIFSIGNALED(status)) return stop_outcome::gone;
+      if (WIFSTOPPED(status)) {
+        // The interrupt's stop (PTRACE_EVENT_STOP), or a signal that came first.
+        if ((status >> 16) != PTRACE_EVENT_STOP) signal = WSTOPSIG(status);
+        return stop_outcome::stopped;
+      }
+    }
+    auto now = monotonic_ns();
+    // No notification for us (yet): another waiter may have taken it. /proc knows.
+    if (now >= next_look) {
+      next_look = now + 1'000'000;
+      char state = thread_state(pid, tid);
+      if (state == 't') return stop_outcome::stopped;
+      if (state == '?' || state == 'Z' || state == 'X') {
+        ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+        return stop_outcome::gone;
+      }
+    }
+    if (now - start > stop_timeout_ns) {
+      ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+      error = "it did not stop within 2 s";
+      return stop_outcome::refused;
+    }
+    // Short sleeps, not sched_yield: on a loaded machine a yield gives away a whole time
+    // slice, and the thread being stopped needs a CPU to stop.
+    timespec pause{0, pause_ns};
+    nanosleep(&pause, nullptr);
+    pause_ns = std::min<std::int64_t>(pause_ns * 2, 200'000);
+  }
+}
+
+// Lets a stopped thread go, with the signal it was stopped for, if any.
+void detach_thread(int tid, int signal) {
+  ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(static_cast<std::intptr_t>(signal)));
+}
+
 // The symbol part of a frame: everything but the pc, cached by (adjusted) pc.
 struct symbol_info {
   std::string module, function, file;
@@ -80,7 +162,8 @@ struct stack_sampler::impl {
       throw native_error(native_errc::unwind_failed, "cannot start libdw: " + dwfl_message());
     try {
       report_modules(read_maps());
-      int rc = dwfl_linux_proc_attach(dwfl, pid, false);
+      // perfdm stops each thread itself (stop_thread), so that no wait can hang.
+      int rc = dwfl_linux_proc_attach(dwfl, pid, true);
       if (rc > 0) throw process_failure(pid, "prepare to unwind its threads", rc);
       if (rc < 0)
         throw native_error(native_errc::unwind_failed, "process " + std::to_string(pid) +
@@ -157,7 +240,10 @@ struct stack_sampler::impl {
                        "process " + std::to_string(pid) + ": no such process (it exited)");
   }
 
-  stack_snapshot sample(std::size_t max_depth) {
+  stack_snapshot sample(std::size_t max_depth, const std::function<bool(int)>& wanted) {
+    // The waits for each thread's stop are short sleeps: let them be as short as asked
+    // (the default timer slack adds 50 µs to each). Per thread: the sampling thread's only.
+    prctl(PR_SET_TIMERSLACK, 1'000UL);
     stack_snapshot snap;
     snap.pid = pid;
     snap.monotonic_ns = monotonic_ns();
@@ -171,6 +257,7 @@ struct stack_sampler::impl {
     if (std::hash<std::string>{}(maps) != maps_hash) report_modules(maps);
     // Names and states first: stopping a thread changes its state.
     for (int tid : thread_ids(pid)) {
+      if (wanted && !wanted(tid)) continue;
       try {
         auto t = read_thread_stats(pid, tid);
         snap.threads.push_back(thread_stack{tid, t.name, t.state, {}, {}});
@@ -181,8 +268,15 @@ struct stack_sampler::impl {
     std::size_t unwound = 0;
     std::string last_error;
     for (auto& t : snap.threads) {
+      int signal = 0;
+      auto stopped = stop_thread(pid, t.tid, signal, t.error);
+      if (stopped != stop_outcome::stopped) {
+        if (stopped == stop_outcome::refused) last_error = t.error;
+        continue;  // a thread that is gone is left out below
+      }
       walk w{this, &t, max_depth == 0 ? 1 : max_depth};
       int rc = dwfl_getthread_frames(dwfl, t.tid, on_frame, &w);
+      detach_thread(t.tid, signal);
       if (rc != 0 && t.frames.empty()) {
         // libdw reports the end of some stacks as an error: only no frame at all counts.
         t.error = dwfl_message();
@@ -219,7 +313,10 @@ struct stack_sampler::impl {
 stack_sampler::stack_sampler(int pid) : impl_(std::make_unique<impl>(pid)) {}
 stack_sampler::~stack_sampler() = default;
 int stack_sampler::pid() const { return impl_->pid; }
-stack_snapshot stack_sampler::sample(std::size_t max_depth) { return impl_->sample(max_depth); }
+stack_snapshot stack_sampler::sample(std::size_t max_depth,
+                                     const std::function<bool(int)>& wanted) {
+  return impl_->sample(max_depth, wanted);
+}
 std::uint64_t stack_sampler::module_reports() const { return impl_->reports; }
 
 }  // namespace perfdm::native

@@ -5,10 +5,15 @@
 // - One Dwfl session per process (modules reported from /proc/PID/maps, symbol lookups
 //   cached by pc); the modules are reported again when /proc/PID/maps changes (dlopen,
 //   a new thread stack, ...), which is checked before every sample.
-// - Each thread is stopped with ptrace, unwound and detached at once (libdwfl's
-//   dwfl_linux_proc_attach callbacks), so the program runs on between samples and no thread
-//   stays stopped for longer than its own unwind. ptrace ties a tracee to the tracing thread:
-//   one sample() runs on one thread from start to end, which is all that needs.
+// - Each thread is stopped, unwound and detached at once, so the program runs on between
+//   samples and no thread stays stopped for longer than its own unwind. The sampler stops it
+//   itself (PTRACE_SEIZE, PTRACE_INTERRUPT; libdwfl is told the threads are stopped) and
+//   waits for the stop on that tid alone, polling, never with waitpid(-1): another thread of
+//   this process that waits for any child takes the ptrace stops of every tracee of the
+//   process, and a blocking wait would then wait for ever; a thread that /proc shows in
+//   tracing stop is stopped, whoever took the notification. A thread that does not stop
+//   within 2 s is left out of the sample. ptrace ties a tracee to the tracing thread: one
+//   sample() runs on one thread from start to end, which is all that needs.
 // - The states are read before any thread is stopped (a stopped thread reads 't').
 // - Errors are native_error: no_such_process (before or during a sample: the sample is
 //   abandoned, every thread already stopped is detached, nothing is leaked), not_permitted
@@ -16,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,8 +63,11 @@ class stack_sampler {
   int pid() const;
 
   // Every thread's stack, at most `max_depth` frames each. Threads that exit during the
-  // sample are left out; the process exiting is native_error(no_such_process).
-  stack_snapshot sample(std::size_t max_depth = 128);
+  // sample are left out; the process exiting is native_error(no_such_process). With
+  // `wanted`, only the threads it accepts are read, stopped and unwound (USETHREAD); the
+  // others are not touched.
+  stack_snapshot sample(std::size_t max_depth = 128,
+                        const std::function<bool(int tid)>& wanted = {});
 
   // How many times the modules were reported (1 after construction; +1 per maps change).
   std::uint64_t module_reports() const;

@@ -183,3 +183,20 @@ TEST_CASE("the sampling delay: exponential with mean CHECKTIME, capped, stretche
   CHECK(capped.mean_ns() == 10'000'000'000);
   for (int i = 0; i < 1000; ++i) CHECK(capped.next_ns() <= 10'000'000'000);
 }
+
+TEST_CASE("SET CHECKTIME: a new mean at once, the measured cost kept, the cap raised to it",
+          "[native][profile]") {
+  sampling_delay d(delay_settings{10'000'000, 0.10, 10'000'000'000}, 3);
+  d.record_cost(0);  // the warm-up
+  d.record_cost(2'000'000);
+  CHECK(d.mean_ns() == 18'000'000);  // the budget: 2 ms · 9
+  d.set_checktime(50'000'000);
+  CHECK(d.mean_ns() == 50'000'000);
+  d.set_checktime(1'000'000);
+  CHECK(d.mean_ns() == 18'000'000);  // the cost still stretches it
+  d.set_checktime(20'000'000'000);   // above the 10 s cap: the cap follows
+  CHECK(d.mean_ns() == 20'000'000'000);
+  d.set_checktime(0);  // back to back, within the budget
+  CHECK(d.mean_ns() == 18'000'000);
+  CHECK(d.next_ns() >= 0);
+}

@@ -4,6 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <string>
+#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -185,4 +190,62 @@ TEST_CASE("sampling another user's process is not permitted, and says so", "[nat
   waitpid(child, nullptr, 0);
   CHECK_THAT(out, Catch::StartsWith("not_permitted: process " + std::to_string(t.pid)));
   CHECK_THAT(out, Catch::Contains("not permitted"));
+}
+
+TEST_CASE("a child of the sampling process, whose stops another thread reaps: samples go on",
+          "[native][stack][ptrace]") {
+  // The test program as a direct child, and a thread that waits for any child (waitpid(-1)
+  // with __WALL): it sees, and takes, the ptrace stops of every tracee of this process.
+  int out[2];
+  REQUIRE(pipe(out) == 0);
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    execl(PERFDM_NATIVE_TARGET, PERFDM_NATIVE_TARGET, static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  char c = 0;
+  std::string line;
+  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  close(out[0]);
+  REQUIRE(std::stoi(line) == child);
+  std::atomic<int> stops_taken{0};
+  std::thread waiter([&] {
+    for (;;) {
+      int status = 0;
+      pid_t r = waitpid(-1, &status, __WALL);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return;  // no child left
+      if (WIFSTOPPED(status)) ++stops_taken;
+      if (r == child && (WIFEXITED(status) || WIFSIGNALED(status))) return;
+    }
+  });
+  // The child is killed and the waiter joined however the test ends.
+  struct ending {
+    pid_t child;
+    std::thread& waiter;
+    ~ending() {
+      kill(child, SIGKILL);
+      waiter.join();
+    }
+  } end{child, waiter};
+  stack_sampler sampler(child);
+  REQUIRE(eventually([&] { return settled(sampler.sample()); }));
+  for (int i = 0; i < 30; ++i) {
+    auto s = sampler.sample();
+    CHECK(s.threads.size() == 6);
+    // Every stack is there (a thread let go a moment ago may still read 'R' while it goes
+    // back into its wait, so the states are not checked).
+    for (auto* name : {"nt_mutex", "nt_condition", "nt_read", "nt_sleep"}) {
+      auto* th = thread_named(s, name);
+      REQUIRE(th != nullptr);
+      CHECK_FALSE(th->frames.empty());
+    }
+    CHECK(has_function(*thread_named(s, "nt_sleep"), "native_blocked_in_sleep"));
+  }
+  INFO("stop notifications the other thread took: " << stops_taken.load());
+  CHECK(stops_taken.load() > 0);  // the hazard was there, and did not stop the sampler
 }

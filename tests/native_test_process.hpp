@@ -18,9 +18,10 @@
 namespace native_test {
 
 // The program is not a child of the test process but a grandchild, handed to init: a ptrace
-// stop of a child whose tracer is a thread of its parent's process is reported to the parent
-// as well, so a test reaping its own child would take the stop that the sampling thread
-// waits for (and leave it waiting for ever). As a grandchild it is nobody's here.
+// stop of a tracee is reported to every thread of the tracer's process, so a test reaping
+// its children would take the stops the sampler waits for. The sampler copes with that now
+// (native_stack_test.cpp, "a child of the sampling process…"); as a grandchild the program
+// is nobody's here, and the other tests do not depend on it.
 struct target_process {
   explicit target_process(double seconds = 0) {
     int out[2];
