@@ -13,6 +13,7 @@
 #include "messages/native_messages.hpp"
 #include "messages/process_commands.hpp"
 #include "messages/process_messages.hpp"
+#include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
 #include "shm/frame_clock.hpp"
 
@@ -90,6 +91,9 @@ class daemon_relay : public caf::event_based_actor {
         [=](list_processes& x) { return delegate(registry_, x); },
         [=](frames_stats_query& x) { return delegate(registry_, x); },
         [=](process_announcements&) {},          // DyPer's START/END stay local
+        // Local sources name themselves for the recording; upstream records the relay's
+        // aggregated samples under the component's name instead.
+        [=](record_origin&) {},
         [=](samples_ack&) {}, [=](ok_reply) {},  // upstream acknowledged the registration
     };
   }

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     caf::scoped_actor self{sys};
     auto source = caf::actor_cast<caf::actor>(self);
     bool registered = false;
-    self->request(*dm, std::chrono::seconds(20), perfdm::source_register{source})
+    self->request(*dm, std::chrono::seconds(20), perfdm::source_register{source, {}})
         .receive([&](perfdm::ok_reply) { registered = true; },
                  [&](caf::error& e) { std::cout << "error " << sys.render(e) << std::endl; });
     if (!registered) return 1;
