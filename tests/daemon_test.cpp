@@ -63,7 +63,7 @@ std::vector<std::size_t> common(const std::vector<std::vector<double>>& hs, std:
 
 }  // namespace
 
-TEST_CASE("daemons: the engine aggregates two daemons; one killed is removed, the other goes on",
+TEST_CASE("daemons: the engine aggregates two daemons, one killed is removed, the other goes on",
           "[daemon][remote]") {
   published_engine engine;
   test::workload w1, w2;

@@ -115,7 +115,7 @@ TEST_CASE("a frame stamped inside a closed interval is kept in the oldest open o
   CHECK(s.late_frames() == 1);
 }
 
-TEST_CASE("S1 an interval change applies to new intervals; open ones keep their bounds") {
+TEST_CASE("S1 an interval change applies to new intervals, open ones keep their bounds") {
   frame_sampler s(work_layout(), resource);
   s.set_collecting({mi(0, "work.requests", {"/"})});
   s.set_interval(200 * ms);

@@ -155,7 +155,7 @@ TEST_CASE("the frames module's records round trip through zlib and zstd alike", 
   CHECK(rows == rows_of(texts[0]));
 }
 
-TEST_CASE("perfdm replay --log-compression zstd writes a zstd log; other values are refused",
+TEST_CASE("perfdm replay --log-compression zstd writes a zstd log, other values are refused",
           "[log][zstd]") {
   auto path = temp_path("replay-zstd.log");
   auto out = temp_path("replay-zstd.out");

@@ -455,7 +455,7 @@ TEST_CASE("log reduce: misuse is refused and leaves the core as it was", "[log]"
   CHECK(core.name_count() == 0);
 }
 
-TEST_CASE("log reduce: merging without a reduction appends; partial flags carry over", "[log]") {
+TEST_CASE("log reduce: merging without a reduction appends, partial flags carry over", "[log]") {
   const std::string path = temp_path("append.log");
   removed_on_exit cleanup{{path}};
   log_core_options small;

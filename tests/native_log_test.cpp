@@ -51,7 +51,7 @@ bool has_row(const std::string& rows, const std::string& counter, const std::str
 
 }  // namespace
 
-TEST_CASE("the native module: per process counts, profile, thread states; per function sums",
+TEST_CASE("the native module: per process counts, profile, thread states, per function sums",
           "[native][log]") {
   log_test::removed_on_exit files;
   auto path = log_test::temp_path("native_log", "one.log");

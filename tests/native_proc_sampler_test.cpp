@@ -63,7 +63,7 @@ TEST_CASE("proc.* metrics: COUNTER deltas and SAMPLED levels between readings", 
   CHECK(out[0].value == 0);
 }
 
-TEST_CASE("proc.* metrics of one thread; what a reading must include", "[native][proc]") {
+TEST_CASE("proc.* metrics of one thread, what a reading must include", "[native][proc]") {
   proc_sampler s(process);
   s.set_collecting({{mi_handle{5}, "proc.cpu_user", {process + "/43"}},
                     {mi_handle{6}, "proc.rss", {process + "/43"}},  // no per-thread memory

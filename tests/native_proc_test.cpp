@@ -53,7 +53,7 @@ TEST_CASE("what is not a stat line is a clear error, never a crash", "[native][p
   CHECK_THROWS_AS(parse_stat(line), native_error);
 }
 
-TEST_CASE("status and io fields are read by key; missing ones stay 0", "[native][proc]") {
+TEST_CASE("status and io fields are read by key, missing ones stay 0", "[native][proc]") {
   auto st = parse_status(
       "Name:\tx\nThreads:\t7\nVmRSS:\t    2048 kB\nvoluntary_ctxt_switches:\t11\n"
       "nonvoluntary_ctxt_switches:\t3\n");

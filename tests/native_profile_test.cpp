@@ -99,7 +99,7 @@ TEST_CASE("a function is detailed by DyPer's thresholds and its lines counted fr
   CHECK(s.items[at + 1].name.rfind("app@busy@", 0) == 0);
 }
 
-TEST_CASE("a rare function is not detailed; MINIMUM and THRESHOLD both apply", "[native][profile]") {
+TEST_CASE("a rare function is not detailed, MINIMUM and THRESHOLD both apply", "[native][profile]") {
   cpu_profile p;
   // 1000 samples: `rare` in 20 (2 %: under 2.5 %), `some` in 30 (3 %).
   for (int i = 0; i < 1000; ++i) {

@@ -76,7 +76,7 @@ std::string report_thread(const std::string& report, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("SET MONITOR false stops all sampling of the process; true starts it again",
+TEST_CASE("SET MONITOR false stops all sampling of the process, true starts it again",
           "[native][engine][settings]") {
   target_process t;
   engine e;

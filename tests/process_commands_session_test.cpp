@@ -44,7 +44,7 @@ std::string reply_head(int pid, const char* envelope = "DYPER_REPLY") {
 
 }  // namespace
 
-TEST_CASE("process commands need an attached process; others stay UNKNOWN_TARGET",
+TEST_CASE("process commands need an attached process, others stay UNKNOWN_TARGET",
           "[process_commands]") {
   workload w;
   engine e;

@@ -212,7 +212,7 @@ TEST_CASE("remote: LOG writes the engine's log", "[remote]") {
   CHECK(bad.out.find("ERROR='INTERNAL'") != std::string::npos);
 }
 
-TEST_CASE("remote: --watch prints a stream's events live; leaving closes the stream (T3)",
+TEST_CASE("remote: --watch prints a stream's events live, leaving closes the stream (T3)",
           "[remote]") {
   published_engine engine;
   REQUIRE(run_client(engine.address(), {"DEFINE", "NAME=cpu"}).status == 0);
@@ -291,7 +291,7 @@ TEST_CASE("remote: a client killed mid-stream has its stream closed, its MIs fol
   CHECK(engine.proc().exited() == false);
 }
 
-TEST_CASE("remote: a frozen client is dropped after the connection timeout; an idle one stays",
+TEST_CASE("remote: a frozen client is dropped after the connection timeout, an idle one stays",
           "[remote]") {
   const std::vector<std::string> fast = {"--heartbeat-ms", "200", "--timeout-ms", "1500"};
   published_engine engine(fast);
