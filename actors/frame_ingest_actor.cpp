@@ -174,7 +174,8 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
       auto start = [=]() mutable {
         // Reading starts with the first collection set (source_update), so no frame is read
         // before the ingest knows which MIs take it.
-        self->send(self->state.dm, source_register{caf::actor_cast<caf::actor>(self), {}});  // a local source
+        // A local source: no component name, its samples go straight in.
+        self->send(self->state.dm, source_register{caf::actor_cast<caf::actor>(self), {}});
         rp.deliver(ok_reply{});
       };
       auto done = [=]() mutable {

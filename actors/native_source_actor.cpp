@@ -182,7 +182,8 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         if (--*left != 0 || *failed) return;
         auto& s = self->state;
         s.started = true;
-        self->send(s.dm, source_register{caf::actor_cast<caf::actor>(self), {}});  // a local source
+        // A local source: no component name, its samples go straight in.
+        self->send(s.dm, source_register{caf::actor_cast<caf::actor>(self), {}});
         try {
           define_threads(native::thread_ids(s.info.pid));
         } catch (const native::native_error&) {
