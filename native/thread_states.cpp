@@ -30,6 +30,15 @@ bool is_wait(const std::string& f) {
                     "sem_timedwait", "sem_clockwait", "pthread_barrier_wait", "waitpid", "wait",
                     "wait4", "waitid", "sigwait", "sigwaitinfo", "sigtimedwait"});
 }
+// The C library's own modules (glibc: libc.so.6; libpthread.so.0 before 2.34).
+bool in_c_library(const std::string& module) {
+  auto slash = module.rfind('/');
+  std::string_view base = module;
+  if (slash != std::string::npos) base.remove_prefix(slash + 1);
+  return starts_with(base, "libc.so") || starts_with(base, "libc-") ||
+         starts_with(base, "libpthread");
+}
+
 bool is_sleep(const std::string& f) {
   return one_of(f, {"nanosleep", "clock_nanosleep", "sleep", "usleep", "pause"});
 }
@@ -79,6 +88,17 @@ thread_activity classify_thread(char state, const std::vector<stack_frame>& fram
   };
   switch (state) {
     case 'R':
+      // Runnable while its innermost frames are already the C library's blocking entry
+      // point: on its way into the wait, or just let go by the previous sample's stop (the
+      // interrupted call restarts). Counted where it is, as if asleep there; a thread running
+      // its own code, or the library's on its behalf, is RUNS.
+      for (auto& frame : frames) {
+        if (!in_c_library(frame.module)) break;
+        auto f = plain_function_name(frame.function);
+        if (is_lock(f)) return thread_activity::blocks;
+        if (is_wait(f)) return thread_activity::waits;
+        if (is_sleep(f)) return thread_activity::sleeps;
+      }
       return !frames.empty() && io(frames.front(), plain_function_name(frames.front().function))
                  ? thread_activity::ios
                  : thread_activity::runs;

@@ -42,6 +42,18 @@ TEST_CASE("a sampled thread is running, blocked, waiting, in I/O or sleeping",
   CHECK(classify_thread('R', stack({"hot", "main"}), io_function) == thread_activity::runs);
   CHECK(classify_thread('R', stack({"__libc_write", "main"}), io_function) == thread_activity::ios);
   CHECK(classify_thread('R', {}, io_function) == thread_activity::runs);
+  // Runnable inside the C library's blocking call (on its way in, or let go by a sample):
+  // where it is going; the program's own code below it decides nothing.
+  auto in_program = [](std::vector<stack_frame> s, const char* f) {
+    s.push_back(stack_frame{0x2000, "/opt/app/prog", f, "", 0});
+    return s;
+  };
+  CHECK(classify_thread('R', stack({"__GI___clock_nanosleep", "nanosleep"}), io_function) ==
+        thread_activity::sleeps);
+  CHECK(classify_thread('R', in_program(stack({"__lll_lock_wait"}), "main"), io_function) ==
+        thread_activity::blocks);
+  CHECK(classify_thread('R', in_program({}, "pthread_cond_wait"), io_function) ==
+        thread_activity::runs);
   CHECK(classify_thread('D', stack({"fsync"}), io_function) == thread_activity::ios);
   CHECK(classify_thread('S', stack({"__lll_lock_wait", "___pthread_mutex_lock", "f"}),
                         io_function) == thread_activity::blocks);
