@@ -22,6 +22,7 @@ bool component_aggregator::add_component(const std::string& name) {
 
 bool component_aggregator::remove_component(const std::string& name, std::vector<sample>& out) {
   if (live_.erase(name) == 0) return false;
+  watermarks_.erase(name);  // one that comes back under that name promises nothing yet
   for (auto& [id, m] : mis_)
     if (m.parts.count(name)) advance(id, m, out);
   return true;
@@ -36,6 +37,19 @@ void component_aggregator::add_samples(const std::string& component, const std::
     touched.insert(s.mi.id);
   }
   for (auto id : touched) advance(id, mis_.at(id), out);
+}
+
+void component_aggregator::add_watermark(const std::string& component, time_ns until,
+                                         std::vector<sample>& out) {
+  if (!live_.count(component)) add_component(component);
+  auto w = watermarks_.try_emplace(component, until).first;
+  w->second = std::max(w->second, until);
+  for (auto& [id, m] : mis_) {
+    auto p = m.parts.find(component);
+    if (p == m.parts.end() || p->second.reported >= until) continue;
+    p->second.reported = until;
+    advance(id, m, out);
+  }
 }
 
 time_ns component_aggregator::aggregated_time(mi_handle mi) const {
@@ -60,8 +74,12 @@ void component_aggregator::add_one(const std::string& component, const sample& s
     m.started = true;
     m.done = t0;
   }
-  // A component joins the MI at its aggregated time.
-  auto& p = m.parts.try_emplace(component, part{m.done, {}}).first->second;
+  // A component joins the MI at its aggregated time, or at its watermark if later: it
+  // promised nothing more before that.
+  time_ns joined = m.done;
+  if (auto w = watermarks_.find(component); w != watermarks_.end())
+    joined = std::max(joined, w->second);
+  auto& p = m.parts.try_emplace(component, part{joined, {}}).first->second;
   p.reported = std::max(p.reported, t1);
   time_ns from = t0;
   double amount = counter ? s.value : s.value * static_cast<double>(t1 - t0);

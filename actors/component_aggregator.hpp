@@ -17,6 +17,13 @@
 //   one reporting again over time it already covered) is emitted at once as it came. For a
 //   COUNTER this keeps every sum exact; for a SAMPLED level the histogram then averages it
 //   with what was emitted, instead of adding it.
+// - A watermark: a component may tell the engine time up to which it has sent everything it
+//   will ever send (a daemon whose observed process exited runs on, with nothing more to
+//   say). For every MI it joined it then counts as having reported up to there, so a quiet
+//   component no longer holds the aggregate back. A watermark never moves a component back
+//   (the latest end it reported only grows), and what arrives before it later anyway is not
+//   lost: it goes out at once, as any late sample. An MI the component joins after a
+//   watermark takes it as reported from the start.
 // - A removed component stops holding time back; what it reported is kept and emitted as the
 //   others advance. When no live component of an MI is left, everything pending is emitted.
 #pragma once
@@ -53,6 +60,11 @@ class component_aggregator {
   void add_samples(const std::string& component, const std::vector<sample>& in,
                    std::vector<sample>& out);
 
+  // The component (an unknown one is added first) has sent everything before `until`: for
+  // every MI it joined it counts as reported up to there. Appends to `out` what becomes
+  // complete. A watermark before an earlier one changes nothing.
+  void add_watermark(const std::string& component, time_ns until, std::vector<sample>& out);
+
   // An MI that was deleted: its pending samples are forgotten.
   void forget(mi_handle mi) { mis_.erase(mi.id); }
 
@@ -88,6 +100,7 @@ class component_aggregator {
 
   style_of style_;
   std::set<std::string> live_;
+  std::map<std::string, time_ns> watermarks_;  // of live components that sent one
   std::map<std::uint64_t, mi_state> mis_;  // by MI handle
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
+#include <map>
 #include <vector>
 
 #include "actors/process_registry_actor.hpp"
@@ -28,6 +29,7 @@ std::string default_component_name() {
 namespace {
 
 using flush_atom = caf::atom_constant<caf::atom("relayflush")>;
+using watermark_atom = caf::atom_constant<caf::atom("relaywm")>;
 
 class daemon_relay : public caf::event_based_actor {
  public:
@@ -59,6 +61,7 @@ class daemon_relay : public caf::event_based_actor {
         [=](source_samples& x) {
           samples_ack ack{x.samples.size(), 0};
           received_ += x.samples.size();
+          note_reported(caf::actor_cast<caf::actor_addr>(current_sender()), x.samples);
           if (buffer_.empty() && !x.samples.empty())
             delayed_send(this, options_.flush_period, flush_atom::value, ++batch_id_);
           buffer_.insert(buffer_.end(), x.samples.begin(), x.samples.end());
@@ -67,6 +70,11 @@ class daemon_relay : public caf::event_based_actor {
         },
         [=](flush_atom, std::uint64_t id) {
           if (id == batch_id_) flush();  // the batch that timer was for is still open
+        },
+        [=](watermark_atom) {
+          // With no batch open, the watermark goes alone (a batch carries its own).
+          if (buffer_.empty()) flush();
+          delayed_send(this, options_.flush_period, watermark_atom::value);
         },
         [=](define_resource& x) { return delegate(upstream_, x); },
         [=](define_metric& x) { return delegate(upstream_, x); },
@@ -84,6 +92,7 @@ class daemon_relay : public caf::event_based_actor {
           return caf::make_message(received_, batches_,
                                    static_cast<std::uint64_t>(sources_.size()));
         },
+        [=](relay_watermark_atom) { return sent_watermark_; },
         [=](attach_request& x) { return delegate(registry_, x); },
         [=](detach_request& x) { return delegate(registry_, x); },
         [=](watch_request& x) { return delegate(registry_, x); },
@@ -118,20 +127,48 @@ class daemon_relay : public caf::event_based_actor {
     io.origin_monotonic_ns = mono_now - to_ns(wall_now - origin);
     native_options no = options_.native;
     no.origin_monotonic_ns = io.origin_monotonic_ns;
+    origin_monotonic_ns_ = io.origin_monotonic_ns;
     registry_ = spawn_process_registry(this, io, no);
+    delayed_send(this, options_.flush_period, watermark_atom::value);
     for (auto& rp : waiting_) rp.deliver(ok_reply{});
     waiting_.clear();
   }
 
+  // A source that ended (its process exited, or it was detached) sent everything it had
+  // before it unregistered: it no longer holds the watermark.
   void forget(const caf::actor_addr& source) {
     sources_.erase(std::remove(sources_.begin(), sources_.end(), source), sources_.end());
+    reported_.erase(source);
   }
 
+  void note_reported(const caf::actor_addr& source, const std::vector<sample>& samples) {
+    if (samples.empty()) return;
+    auto& end = reported_.try_emplace(source, no_watermark).first->second;
+    for (auto& s : samples) end = std::max(end, to_ns(s.end));
+  }
+
+  // The engine time before which this daemon has sent everything it will send. The local
+  // sources (frame ingest, native) send each interval once it ended, in order, so a live
+  // one will send nothing ending before the latest end it reported: it holds the watermark
+  // there. A source that has reported nothing yet holds nothing (its first samples may come
+  // late, and then go in as they came), and with no source holding, it is this node's
+  // present in engine time. Never before one already sent.
+  time_ns watermark() const {
+    if (!registry_) return no_watermark;  // no engine time origin yet
+    time_ns w = shm::monotonic_now_ns() - origin_monotonic_ns_;
+    for (auto& [source, end] : reported_) w = std::min(w, end);
+    return std::max(w, sent_watermark_);
+  }
+
+  // Sends the open batch, with the watermark; with no batch, the watermark alone if it moved.
   void flush() {
     ++batch_id_;  // a timer for an earlier batch finds nothing of its own
-    if (buffer_.empty() || !upstream_) return;
-    ++batches_;
-    send(upstream_, source_samples{std::move(buffer_)});
+    if (!upstream_) return;
+    const time_ns w = watermark();
+    if (buffer_.empty() && w <= sent_watermark_) return;
+    if (!buffer_.empty()) ++batches_;
+    send(upstream_, source_samples{std::move(buffer_), w});
+    sent_watermark_ = w;
     buffer_.clear();
     buffer_.reserve(options_.batch);
   }
@@ -145,6 +182,9 @@ class daemon_relay : public caf::event_based_actor {
   std::uint64_t batch_id_ = 0;
   std::uint64_t received_ = 0;
   std::uint64_t batches_ = 0;
+  std::int64_t origin_monotonic_ns_ = 0;
+  std::map<caf::actor_addr, time_ns> reported_;  // the latest end each live source reported
+  time_ns sent_watermark_ = no_watermark;
   std::vector<caf::typed_response_promise<ok_reply>> waiting_;
 };
 

@@ -9,6 +9,10 @@
 // - forwards the local sources' samples upstream in batches: a batch goes when it holds
 //   `batch` samples or `flush_period` after its first sample, whichever comes first (CAF
 //   carries some 50 k remote messages/s, so one message per sample would not do);
+// - sends with every batch, and alone every `flush_period` while it moves, its watermark: the
+//   engine time before which it has sent everything it will send (a local source that ended
+//   or reported nothing yet does not hold it back), so a daemon whose process exited does
+//   not hold the aggregate back upstream (component_aggregator::add_watermark);
 // - spawns the local process registry once the first source_update told it the engine's
 //   time origin, so local samples are stamped in engine time, and serves ATTACH, WATCH
 //   and the other process requests with it.
@@ -38,6 +42,9 @@ using relay_ready_atom = caf::atom_constant<caf::atom("relayrdy")>;
 // Counters of the relay: relay_stats_atom -> (samples received from local sources, batches
 // sent upstream, local sources registered now).
 using relay_stats_atom = caf::atom_constant<caf::atom("relaystat")>;
+
+// The watermark the relay sent upstream last (no_watermark: none yet) -> time_ns.
+using relay_watermark_atom = caf::atom_constant<caf::atom("relaywmq")>;
 
 caf::actor spawn_daemon_relay(caf::actor_system& sys, caf::actor upstream, relay_options o);
 

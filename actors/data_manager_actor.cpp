@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -115,7 +116,7 @@ class data_manager : public caf::event_based_actor {
         on_source_gone(x.source.address());
       },
       [=](source_samples& x) {
-        return on_source_samples(x.samples);
+        return on_source_samples(x.samples, x.complete_until);
       },
       [=](attach_request& x) { record_live(x); return delegate(registry_, x); },
       [=](detach_request& x) { record_live(x); return delegate(registry_, x); },
@@ -555,8 +556,9 @@ class data_manager : public caf::event_based_actor {
 
   // A component's samples are aggregated first; what is complete goes in (its ack counts
   // those). A local source's go straight in. What goes in is what is recorded, so a replay
-  // of the recording needs no aggregator.
-  caf::response_promise on_source_samples(std::vector<sample>& samples) {
+  // of the recording needs no aggregator. A component's watermark, after its samples, lets
+  // what it no longer holds back go in too; a local source's means nothing.
+  caf::response_promise on_source_samples(std::vector<sample>& samples, time_ns complete_until) {
     auto i = components_.find(caf::actor_cast<caf::actor_addr>(current_sender()));
     if (i == components_.end()) {
       record_source_samples(samples);
@@ -564,8 +566,15 @@ class data_manager : public caf::event_based_actor {
     }
     for (auto& s : samples)
       if (auto err = check_sample(s)) return fail(*err);
+    if (complete_until != no_watermark && std::llabs(complete_until) > to_ns(max_time_seconds))
+      return fail(make_dm_error(dm_error::bad_argument,
+                                "a watermark must be within " +
+                                    std::to_string(static_cast<long long>(max_time_seconds)) +
+                                    " s of 0"));
     std::vector<sample> complete;
     aggregator_.add_samples(i->second, samples, complete);
+    if (complete_until != no_watermark)
+      aggregator_.add_watermark(i->second, complete_until, complete);
     record_source_samples(complete);
     return on_samples(complete, false);
   }

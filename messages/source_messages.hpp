@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/inspect_macros.hpp"
 #include "messages/sample_wire.hpp"
+#include "messages/time.hpp"
 
 namespace perfdm {
 
@@ -55,8 +57,14 @@ struct source_unregister {
 // Samples from a source. Unlike SAMPLES from a front end, a sample for a metric instance that
 // was deleted after the source last heard of it is dropped and counted, not refused: the
 // source acted on a set that changed under it. Reply: samples_ack.
+// `complete_until` (a component's watermark, engine time in ns): the source has sent
+// everything before it that it will ever send, so it no longer holds the aggregate of any
+// metric instance back before it (component_aggregator::add_watermark). A daemon's relay
+// sends one with every batch, and alone at least every flush period. Local sources send none.
+inline constexpr time_ns no_watermark = std::numeric_limits<time_ns>::min();
 struct source_samples {
   std::vector<sample> samples;
+  time_ns complete_until = no_watermark;
 };
 
 PERFDM_INSPECT(collecting_mi, x.mi, x.metric, x.focus)
@@ -69,16 +77,16 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, source_samples& x) {
   if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
     auto bytes = pack_samples(x.samples);
-    return f(caf::meta::type_name("source_samples"), bytes);
+    return f(caf::meta::type_name("source_samples"), bytes, x.complete_until);
   } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
     std::vector<char> bytes;
-    if (auto err = f(caf::meta::type_name("source_samples"), bytes)) return err;
+    if (auto err = f(caf::meta::type_name("source_samples"), bytes, x.complete_until)) return err;
     if (!unpack_samples(bytes, x.samples))
       return caf::make_error(caf::sec::invalid_argument,
                              "source_samples: not a whole number of samples");
     return caf::none;
   } else {
-    return f(caf::meta::type_name("source_samples"), x.samples);
+    return f(caf::meta::type_name("source_samples"), x.samples, x.complete_until);
   }
 }
 

@@ -240,3 +240,103 @@ TEST_CASE("components: nothing received is lost, and time only moves forward", "
   }
   CHECK(reached == Approx(std::max({at["a"], at["b"], at["c"]}) * 0.05));
 }
+
+namespace {
+
+std::vector<sample> mark(component_aggregator& a, const std::string& component, double until) {
+  std::vector<sample> out;
+  a.add_watermark(component, to_ns(until), out);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("components: a quiet component with a watermark no longer holds the MI back",
+          "[aggregator]") {
+  auto a = joined_at_0_2();
+  // "a" goes quiet after 0.2 (its process exited); "b" reports on.
+  CHECK(feed(a, "b", {s(0.2, 0.4, 5), s(0.4, 0.6, 7)}).empty());
+  CHECK(a.aggregated_time(counter_mi) == to_ns(0.2));
+  // Its watermark says it will send nothing before 0.5: "b"'s data is emitted up to there.
+  auto out = mark(a, "a", 0.5);
+  CHECK(a.aggregated_time(counter_mi) == to_ns(0.5));
+  CHECK(total(out) == Approx(5 + 7 * 0.5));
+  REQUIRE(!out.empty());
+  CHECK(out.back().end == Approx(0.5));
+  // A later watermark lets the rest go; "b" alone then drives the MI.
+  out = mark(a, "a", 10);
+  CHECK(a.aggregated_time(counter_mi) == to_ns(0.6));
+  CHECK(total(out) == Approx(7 * 0.5));
+  out = feed(a, "b", {s(0.6, 0.8, 2)});
+  CHECK(total(out) == Approx(2));
+  CHECK(a.aggregated_time(counter_mi) == to_ns(0.8));
+}
+
+TEST_CASE("components: without a watermark a quiet component still holds the MI back",
+          "[aggregator]") {
+  auto a = joined_at_0_2();
+  CHECK(feed(a, "b", {s(0.2, 0.4, 5), s(0.4, 0.6, 7)}).empty());
+  // Another component's watermark does not speak for "a".
+  CHECK(mark(a, "b", 10).empty());
+  CHECK(a.aggregated_time(counter_mi) == to_ns(0.2));
+  CHECK(a.pending() == 2);
+}
+
+TEST_CASE("components: a watermark never moves time backwards", "[aggregator]") {
+  auto a = joined_at_0_2();
+  CHECK(feed(a, "b", {s(0.2, 1.0, 8)}).empty());
+  CHECK(total(mark(a, "a", 0.6)) == Approx(8 * 0.4 / 0.8));
+  // An earlier watermark, or one before the aggregated time, changes nothing.
+  CHECK(mark(a, "a", 0.4).empty());
+  CHECK(mark(a, "a", 0.1).empty());
+  CHECK(a.aggregated_time(counter_mi) == to_ns(0.6));
+  // A sample of "a" ending before its own watermark does not pull it back either.
+  auto late = feed(a, "a", {s(0.2, 0.3, 1)});
+  CHECK(total(late) == Approx(1));  // late: emitted at once, as it came
+  CHECK(a.aggregated_time(counter_mi) == to_ns(0.6));
+  CHECK(feed(a, "b", {s(1.0, 1.2, 2)}).empty());  // "a" still holds the MI at 0.6
+}
+
+TEST_CASE("components: an MI joined after a watermark starts at it", "[aggregator]") {
+  auto a = joined_at_0_2();
+  mark(a, "a", 1.0);
+  const mi_handle other{9};
+  // "b" starts the MI at 0; "a" joins it later with a sample ending before its watermark:
+  // its promise counts, so it holds nothing before 1.0.
+  CHECK(feed(a, "b", {s(0, 0.5, 1, other)}).size() == 1);  // only "b" has joined yet
+  CHECK(total(feed(a, "a", {s(0.4, 0.6, 2, other)})) == Approx(2 * 0.1 / 0.2));  // the late part
+  auto out = feed(a, "b", {s(0.5, 1.0, 3, other)});
+  CHECK(total(out) == Approx(3 + 2 * 0.1 / 0.2));
+  CHECK(a.aggregated_time(other) == to_ns(1.0));
+}
+
+TEST_CASE("components: with watermarks nothing received is lost", "[aggregator]") {
+  // Two components with random boundaries; "q" goes quiet midway and sends only watermarks
+  // (some of them behind what it reported), while "r" reports on. Every amount comes out once.
+  std::mt19937 rng(777);
+  std::uniform_int_distribution<int> step(1, 7);  // in 0.05 s
+  std::uniform_int_distribution<int> value(0, 100);
+  auto a = make_aggregator();
+  std::map<std::string, int> at{{"q", 0}, {"r", 0}};
+  double sent = 0;
+  std::vector<sample> out;
+  for (int round = 0; round < 300; ++round) {
+    const std::string name = round < 100 && round % 2 ? "q" : "r";
+    std::vector<sample> batch;
+    for (int k = 0; k < 2; ++k) {
+      int from = at[name], to = from + step(rng);
+      double v = value(rng);
+      batch.push_back(s(from * 0.05, to * 0.05, v));
+      sent += v;
+      at[name] = to;
+    }
+    a.add_samples(name, batch, out);
+    if (round >= 100) a.add_watermark("q", to_ns((at["r"] - step(rng)) * 0.05), out);
+  }
+  // "q" no longer holds the MI back: it follows "r" up to the last watermark.
+  CHECK(a.aggregated_time(counter_mi) > to_ns(at["q"] * 0.05));
+  REQUIRE(a.remove_component("q", out));
+  REQUIRE(a.remove_component("r", out));
+  CHECK(a.pending() == 0);
+  CHECK(total(out) == Approx(sent).epsilon(1e-9));
+}

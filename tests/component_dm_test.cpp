@@ -5,6 +5,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 #include <catch2/catch.hpp>
+#include <limits>
 #include <optional>
 
 #include "actors/data_manager_actor.hpp"
@@ -139,4 +140,31 @@ TEST_CASE("components: a component's invalid samples are refused whole", "[aggre
   CHECK(refused);
   f.send(*f.a, {sample{mi, 0, 0.2, 4}});
   CHECK(f.buckets(mi) == std::vector<double>{4});
+}
+
+TEST_CASE("components: a watermark out of range is refused whole, a valid one lets data in",
+          "[aggregator][dm]") {
+  fixture f;
+  f.ask<metric_info>(define_metric{"m", metric_style::counter, ""});
+  auto stream = f.ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(f.client)}).stream;
+  auto mi =
+      f.ask<mi_info>(enable_request{stream, "m", {}, phase_ref{phase_type::global, false, {}}, {}})
+          .id;
+  f.registered(*f.a, "node-a:1");
+  f.registered(*f.b, "node-b:1");
+  f.send(*f.a, {sample{mi, 0, 0.2, 1}});
+  f.send(*f.b, {sample{mi, 0, 0.2, 2}, sample{mi, 0.2, 0.4, 3}});
+  CHECK(f.buckets(mi) == std::vector<double>{3});  // node-a holds [0.2, 0.4) back
+  auto mark = [&](time_ns until) {
+    bool refused = false;
+    f.a.value()
+        ->request(f.dm, std::chrono::seconds(20), source_samples{{sample{mi, 0.2, 0.3, 9}}, until})
+        .receive([](samples_ack&) {},
+                 [&](caf::error& e) { refused = dm_error_code(e) == dm_error::bad_argument; });
+    return refused;
+  };
+  CHECK(mark(std::numeric_limits<time_ns>::max()));  // neither the sample nor the mark went in
+  CHECK(f.buckets(mi) == std::vector<double>{3});
+  CHECK_FALSE(mark(to_ns(0.4)));  // node-a: [0.2, 0.3) and nothing more before 0.4
+  CHECK(f.buckets(mi) == std::vector<double>{3, 12});
 }

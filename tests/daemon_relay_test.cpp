@@ -125,3 +125,56 @@ TEST_CASE("relay: updates reach the local source, definitions and batched sample
   f.ask<mi_info>(f.dm, disable_request{stream.stream, mi, phase_type::global});
   CHECK(f.next_update().mis.empty());
 }
+
+TEST_CASE("relay: a local source that ended no longer holds the aggregate back upstream",
+          "[daemon][relay]") {
+  fixture f;
+  f.ask<ok_reply>(f.relay, relay_ready_atom::value);
+  f.source->send(f.relay, source_register{caf::actor_cast<caf::actor>(f.source), {}});
+  f.next_update();
+  // A second component, straight at the data manager: another node's daemon.
+  caf::scoped_actor other{f.sys};
+  other->send(f.dm, source_register{caf::actor_cast<caf::actor>(other), "node-o"});
+  f.ask<resource_info>(f.relay, define_resource{"/Process/w{1}"});
+  f.ask<metric_info>(f.relay, define_metric{"m", metric_style::counter, ""});
+  auto stream = f.ask<stream_opened>(f.dm, open_stream{caf::actor_cast<caf::actor>(f.client)});
+  auto mi = f.ask<mi_info>(f.dm, enable_request{stream.stream, "m", {"/"}, phase_ref{}, {}}).id;
+  f.next_update();
+
+  auto send_samples = [&](caf::scoped_actor& from, const caf::actor& to,
+                          std::vector<sample> samples) {
+    bool acked = false;
+    from->request(to, std::chrono::seconds(20), source_samples{std::move(samples)})
+        .receive([&](samples_ack&) { acked = true; },
+                 [&](caf::error& e) { FAIL("error reply: " << dm_error_reason(e)); });
+    REQUIRE(acked);
+  };
+  auto sent_watermark = [&] {
+    time_ns out = no_watermark;
+    f.client->request(f.relay, std::chrono::seconds(20), relay_watermark_atom::value)
+        .receive([&](time_ns w) { out = w; }, [](caf::error&) {});
+    return out;
+  };
+  // The local source reported [0, 0.2) (its daemon joins the MI with it); then the other node
+  // joins and reports on to 0.6.
+  send_samples(f.source, f.relay, {sample{mi, 0, 0.2, 1}});
+  REQUIRE(perfdm::test_eventually([&] { return f.buckets(mi) == std::vector<double>{1}; }));
+  send_samples(other, f.dm,
+               {sample{mi, 0, 0.2, 2}, sample{mi, 0.2, 0.4, 3}, sample{mi, 0.4, 0.6, 4}});
+  // While the local source lives, it holds the relay's watermark, and so the aggregate, at 0.2.
+  REQUIRE(perfdm::test_eventually([&] { return sent_watermark() == to_ns(0.2); }));
+  REQUIRE(perfdm::test_eventually([&] { return f.buckets(mi) == std::vector<double>{3}; }));
+  // Its process exits: the source unregisters, the daemon runs on with nothing to send, and
+  // its watermark (its engine time now, which passes 0.6 soon) lets the other node's data go
+  // in, pro-rated as the watermark moves but none of it lost.
+  f.source->send(f.relay, source_unregister{caf::actor_cast<caf::actor>(f.source)});
+  std::vector<double> b;
+  REQUIRE(perfdm::test_eventually([&] {
+    b = f.buckets(mi);
+    return b.size() == 3 && b[2] == Approx(4);
+  }));
+  CHECK(b[0] == 3);
+  CHECK(b[1] == Approx(3));
+  CHECK(sent_watermark() >= to_ns(0.6));
+  CHECK(f.ask<status_info>(f.dm, status_query{}).components.size() == 2);
+}

@@ -2,7 +2,8 @@
 // each attached to its own workload, forward to `perfdm engine --publish`; a client enables
 // work.requests over the whole program and over each process. The whole-program MI is the
 // sum of both (Paradyn's aggregation); after `kill -9` of one daemon the engine keeps
-// serving, the client hears COMPONENTREMOVED, and the data continues from the other.
+// serving, the client hears COMPONENTREMOVED, and the data continues from the other; after
+// one daemon's workload exits (the daemon runs on), its watermark lets the data continue too.
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <regex>
@@ -140,6 +141,49 @@ TEST_CASE("daemons: the engine aggregates two daemons, one killed is removed, th
     CHECK(hs[0][k] > 0);
   }
   CHECK(d1->exited() == false);
+}
+
+TEST_CASE("daemons: a daemon whose process exited does not hold the aggregate back",
+          "[daemon][remote]") {
+  published_engine engine;
+  test::workload w1, w2;
+  auto d1 = start_daemon(engine, "node-1", {"--attach", std::to_string(w1.pid)});
+  auto d2 = start_daemon(engine, "node-2", {"--attach", std::to_string(w2.pid)});
+  REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
+  // MI 0: the whole program (both daemons); MI 1: node-1's process alone.
+  auto watcher = start_client(engine.address(), {"--watch"},
+                              "STREAM\n"
+                              "ENABLE STREAM=$STREAM METRIC=work.requests\n"
+                              "ENABLE STREAM=$STREAM METRIC=work.requests FOCUS=/Process/"
+                              "perfdm_workload{" +
+                                  std::to_string(w1.pid) + "}\n");
+  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 3; }));
+  REQUIRE(eventually([&] { return buckets(engine, 0).size() >= 3; }));
+
+  // node-2's workload exits (killed; the daemon runs on). MI 1, which only node-1 drives,
+  // is at the present: buckets from two past its end hold nothing of the dead process.
+  kill(w2.pid, SIGKILL);
+  REQUIRE(eventually([&] { return w2.exited(); }));
+  const auto killed_at = std::max(buckets(engine, 0).size(), buckets(engine, 1).size()) + 2;
+  // The whole program goes on with node-1's data alone, although node-2 is still a component.
+  std::vector<std::vector<double>> hs;
+  std::vector<std::size_t> after;
+  REQUIRE(eventually([&] {
+    hs = {buckets(engine, 0), buckets(engine, 1)};
+    auto last = std::min(hs[0].size(), hs[1].size());
+    after = common(hs, killed_at, last < 2 ? 0 : last - 2);
+    return after.size() >= 3;
+  }));
+  for (auto k : after) {
+    INFO("bucket " << k);
+    CHECK(hs[0][k] == Approx(hs[1][k]).epsilon(1e-9));
+    CHECK(hs[0][k] > 0);
+  }
+  CHECK(d1->exited() == false);
+  CHECK(d2->exited() == false);
+  CHECK(run_client(engine.address(), {"STATUS"}).out.find("<COMPONENT NAME='node-2'/>") !=
+        std::string::npos);
+  CHECK(watcher->out().find("COMPONENTREMOVED") == std::string::npos);
 }
 
 TEST_CASE("daemons: an unreachable upstream or a bad address is a clear error", "[daemon]") {

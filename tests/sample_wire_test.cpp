@@ -18,7 +18,8 @@ TEST_CASE("sample wire: samples round-trip exactly through CAF's serialisation",
   caf::actor_system sys{cfg};
   source_samples in{
       {sample{mi_handle{0}, 0, 0.2, 1.5}, sample{mi_handle{~0ull}, -1e9, 1e9, -0.0},
-       sample{mi_handle{7}, 0.1, 0.30000000000000004, std::numeric_limits<double>::denorm_min()}}};
+       sample{mi_handle{7}, 0.1, 0.30000000000000004, std::numeric_limits<double>::denorm_min()}},
+      -123456789012345};
   std::vector<char> buf;
   caf::binary_serializer sink{sys, buf};
   REQUIRE(!inspect(sink, in));
@@ -34,6 +35,24 @@ TEST_CASE("sample wire: samples round-trip exactly through CAF's serialisation",
     CHECK(out.samples[i].value == in.samples[i].value);
   }
   CHECK(std::signbit(out.samples[1].value));
+  CHECK(out.complete_until == in.complete_until);
+}
+
+TEST_CASE("sample wire: a watermark travels alone, and none stays none", "[wire]") {
+  caf::actor_system_config cfg;
+  register_message_types(cfg);
+  caf::actor_system sys{cfg};
+  for (time_ns w : {time_ns{0}, time_ns{42}, no_watermark}) {
+    std::vector<char> buf;
+    caf::binary_serializer sink{sys, buf};
+    source_samples in{{}, w};
+    REQUIRE(!inspect(sink, in));
+    source_samples out{{sample{mi_handle{1}, 0, 1, 1}}, 7};
+    caf::binary_deserializer source{sys, buf};
+    REQUIRE(!inspect(source, out));
+    CHECK(out.samples.empty());
+    CHECK(out.complete_until == w);
+  }
 }
 
 TEST_CASE("sample wire: bytes that are not whole samples are refused", "[wire]") {
