@@ -14,6 +14,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/source_messages.hpp"
 #include "messages/type_registry.hpp"
+#include "tests/in_process_config.hpp"
 
 using namespace perfdm;
 
@@ -32,12 +33,7 @@ bool test_eventually(F&& condition) {
 
 namespace {
 
-struct config : caf::actor_system_config {
-  config() {
-    register_message_types(*this);
-    set("logger.console", caf::atom("none"));
-  }
-};
+using config = test::in_process_config;
 
 struct fixture {
   config cfg;

@@ -13,76 +13,17 @@ using namespace perfdm::gateway_test;
 namespace {
 
 // Every DM command, errors included: the walk-through session of docs/PROTOCOL.md.
-const std::vector<std::string> every_command = {
-    dm("STREAM"),
-    dm("DEFINE", "<METRIC NAME='cpu' STYLE='COUNTER' UNITS='s'/>"),
-    dm("DEFINE", "<RESOURCE NAME='/Process/app'/>"),
-    dm("METRICS"),
-    dm("RESOURCES"),
-    dm("ENABLE",
-       "<ENABLE STREAM='0' METRIC='cpu' FOCUS='/Process/app' PHASE='CURRENT' "
-       "PERSISTENT_DATA='true'/>"),
-    dm("SAMPLES",
-       "<SAMPLES><S MI='0' START='0' END='0.3' VALUE='3'/>"
-       "<S MI='0' START='0.3' END='0.5' VALUE='1'/></SAMPLES>"),
-    dm("DATA", "<DATA MI='0' PHASE='CURRENT'/>"),
-    dm("SETFLAGS", "<FLAGS MI='0' PERSISTENT_COLLECTION='true'/>"),
-    dm("SAMPLERATE"),
-    dm("PHASE", "<PHASE NAME='busy'/>"),
-    dm("PHASES"),
-    dm("DATA", "<DATA MI='0' PHASE='0'/>"),
-    dm("ENABLE", "<ENABLE STREAM='0' METRIC='cpu' FOCUS='/Process/app'/>"),
-    dm("STATUS"),
-    dm("DISABLE", "<DISABLE STREAM='0' MI='0' PHASE='GLOBAL'/>"),
-    dm("CLEARFLAGS", "<FLAGS MI='0' PERSISTENT_COLLECTION='true'/>"),
-    dm("STATUS"),
-    dm("PING"),
-    "<DYPER COMMAND='WHO'/>",
+const std::vector<std::string> every_command = walkthrough_and({
     "<DYPER PID='1234' COMMAND='WHORU'/>",
     dm("ENABLE", "<ENABLE STREAM='9' METRIC='cpu'/>"),
     "hello",
     dm("CLOSE", "<STREAM ID='0'/>"),
     dm("CLOSE", "<STREAM ID='0'/>"),
-};
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
-
-// `perfdm replay` of `requests`: the reference output.
-std::vector<std::string> replayed(const std::vector<std::string>& requests) {
-  auto file = temp_path("every.replay");
-  {
-    std::ofstream out(file);
-    for (auto& r : requests) out << r << '\n';
-  }
-  std::string output;
-  auto* p = popen((std::string(PERFDM_BINARY) + " replay " + file).c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-  pclose(p);
-  std::filesystem::remove(file);
-  return lines_of(output);
-}
+});
 
 int shell(const std::string& command) {
   int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// The MI entries of a STATUS reply, by id: the attribute text of each <MI .../>.
-std::map<std::string, std::string> status_mis(const std::string& reply) {
-  std::map<std::string, std::string> out;
-  static const std::regex mi("<MI ID='([0-9]+)'([^>]*)/>");
-  for (std::sregex_iterator i(reply.begin(), reply.end(), mi), end; i != end; ++i)
-    out[(*i)[1]] = (*i)[2];
-  return out;
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -213,6 +215,73 @@ class client {
 inline std::string dm(const std::string& command, const std::string& argument = "") {
   return argument.empty() ? "<DYPER PID='DM' COMMAND='" + command + "'/>"
                           : "<DYPER PID='DM' COMMAND='" + command + "'>" + argument + "</DYPER>";
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// The MI entries of a STATUS reply, by id: the attribute text of each <MI .../>.
+inline std::map<std::string, std::string> status_mis(const std::string& reply) {
+  std::map<std::string, std::string> out;
+  static const std::regex mi("<MI ID='([0-9]+)'([^>]*)/>");
+  for (std::sregex_iterator i(reply.begin(), reply.end(), mi), end; i != end; ++i)
+    out[(*i)[1]] = (*i)[2];
+  return out;
+}
+
+// The walk-through session of docs/PROTOCOL.md (every DM command, errors included), then
+// `more`: what every front end's test sends and compares with replay.
+inline std::vector<std::string> walkthrough_and(std::vector<std::string> more) {
+  std::vector<std::string> out = {
+      dm("STREAM"),
+      dm("DEFINE", "<METRIC NAME='cpu' STYLE='COUNTER' UNITS='s'/>"),
+      dm("DEFINE", "<RESOURCE NAME='/Process/app'/>"),
+      dm("METRICS"),
+      dm("RESOURCES"),
+      dm("ENABLE",
+         "<ENABLE STREAM='0' METRIC='cpu' FOCUS='/Process/app' PHASE='CURRENT' "
+         "PERSISTENT_DATA='true'/>"),
+      dm("SAMPLES",
+         "<SAMPLES><S MI='0' START='0' END='0.3' VALUE='3'/>"
+         "<S MI='0' START='0.3' END='0.5' VALUE='1'/></SAMPLES>"),
+      dm("DATA", "<DATA MI='0' PHASE='CURRENT'/>"),
+      dm("SETFLAGS", "<FLAGS MI='0' PERSISTENT_COLLECTION='true'/>"),
+      dm("SAMPLERATE"),
+      dm("PHASE", "<PHASE NAME='busy'/>"),
+      dm("PHASES"),
+      dm("DATA", "<DATA MI='0' PHASE='0'/>"),
+      dm("ENABLE", "<ENABLE STREAM='0' METRIC='cpu' FOCUS='/Process/app'/>"),
+      dm("STATUS"),
+      dm("DISABLE", "<DISABLE STREAM='0' MI='0' PHASE='GLOBAL'/>"),
+      dm("CLEARFLAGS", "<FLAGS MI='0' PERSISTENT_COLLECTION='true'/>"),
+      dm("STATUS"),
+      dm("PING"),
+      "<DYPER COMMAND='WHO'/>",
+  };
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+// `perfdm replay` of `requests`: the reference output, one line per reply or event.
+inline std::vector<std::string> replayed(const std::vector<std::string>& requests) {
+  auto file = temp_path("every.replay");
+  {
+    std::ofstream out(file);
+    for (auto& r : requests) out << r << '\n';
+  }
+  std::string output;
+  auto* p = popen((std::string(PERFDM_BINARY) + " replay " + file).c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run perfdm replay");
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
+  pclose(p);
+  std::filesystem::remove(file);
+  return lines_of(output);
 }
 
 }  // namespace perfdm::gateway_test

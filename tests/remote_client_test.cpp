@@ -13,35 +13,13 @@
 using namespace perfdm;
 using namespace perfdm::remote_test;
 using gateway_test::dm;
+using gateway_test::replayed;
+using gateway_test::walkthrough_and;
 
 namespace {
 
 // The walk-through session of docs/PROTOCOL.md with errors (as the gateway test sends it).
-const std::vector<std::string> every_command = {
-    dm("STREAM"),
-    dm("DEFINE", "<METRIC NAME='cpu' STYLE='COUNTER' UNITS='s'/>"),
-    dm("DEFINE", "<RESOURCE NAME='/Process/app'/>"),
-    dm("METRICS"),
-    dm("RESOURCES"),
-    dm("ENABLE",
-       "<ENABLE STREAM='0' METRIC='cpu' FOCUS='/Process/app' PHASE='CURRENT' "
-       "PERSISTENT_DATA='true'/>"),
-    dm("SAMPLES",
-       "<SAMPLES><S MI='0' START='0' END='0.3' VALUE='3'/>"
-       "<S MI='0' START='0.3' END='0.5' VALUE='1'/></SAMPLES>"),
-    dm("DATA", "<DATA MI='0' PHASE='CURRENT'/>"),
-    dm("SETFLAGS", "<FLAGS MI='0' PERSISTENT_COLLECTION='true'/>"),
-    dm("SAMPLERATE"),
-    dm("PHASE", "<PHASE NAME='busy'/>"),
-    dm("PHASES"),
-    dm("DATA", "<DATA MI='0' PHASE='0'/>"),
-    dm("ENABLE", "<ENABLE STREAM='0' METRIC='cpu' FOCUS='/Process/app'/>"),
-    dm("STATUS"),
-    dm("DISABLE", "<DISABLE STREAM='0' MI='0' PHASE='GLOBAL'/>"),
-    dm("CLEARFLAGS", "<FLAGS MI='0' PERSISTENT_COLLECTION='true'/>"),
-    dm("STATUS"),
-    dm("PING"),
-    "<DYPER COMMAND='WHO'/>",
+const std::vector<std::string> every_command = walkthrough_and({
     dm("PROCESSES"),
     dm("FRAMES"),
     "<DYPER PID='1234' COMMAND='WHORU'/>",
@@ -49,27 +27,12 @@ const std::vector<std::string> every_command = {
     "<DYPER PID='DM' COMMAND='PING'",  // not XML: refused by the client's codec, as replay does
     dm("CLOSE", "<STREAM ID='0'/>"),
     dm("CLOSE", "<STREAM ID='0'/>"),
-};
+});
 
 std::string joined_lines(const std::vector<std::string>& lines) {
   std::string out;
   for (auto& l : lines) out += l + '\n';
   return out;
-}
-
-// `perfdm replay` of `requests`: the reference output.
-std::vector<std::string> replayed(const std::vector<std::string>& requests) {
-  auto file = temp_path("remote_every.replay");
-  std::ofstream(file) << joined_lines(requests);
-  std::string output;
-  auto* p = popen((std::string(PERFDM_BINARY) + " replay " + file).c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-  pclose(p);
-  std::filesystem::remove(file);
-  return lines_of(output);
 }
 
 // The number of replies in a client's output so far.

@@ -21,7 +21,9 @@
 namespace perfdm::remote_test {
 
 using gateway_test::eventually;
+using gateway_test::lines_of;
 using gateway_test::slurp;
+using gateway_test::status_mis;
 using gateway_test::temp_path;
 
 // A child process: argv[0] is the program; standard input is `input`, standard output and
@@ -163,22 +165,6 @@ inline client_result run_client(const std::string& address, std::vector<std::str
   r.out = p->out();
   r.err = p->err();
   return r;
-}
-
-inline std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-// The MI entries of a STATUS reply, by id: the attribute text of each <MI .../>.
-inline std::map<std::string, std::string> status_mis(const std::string& reply) {
-  std::map<std::string, std::string> out;
-  static const std::regex mi("<MI ID='([0-9]+)'([^>]*)/>");
-  for (std::sregex_iterator i(reply.begin(), reply.end(), mi), end; i != end; ++i)
-    out[(*i)[1]] = (*i)[2];
-  return out;
 }
 
 }  // namespace perfdm::remote_test

@@ -12,17 +12,13 @@
 #include "messages/dm_error.hpp"
 #include "messages/source_messages.hpp"
 #include "messages/type_registry.hpp"
+#include "tests/in_process_config.hpp"
 
 using namespace perfdm;
 
 namespace {
 
-struct config : caf::actor_system_config {
-  config() {
-    register_message_types(*this);
-    set("logger.console", caf::atom("none"));
-  }
-};
+using config = test::in_process_config;
 
 struct fixture {
   config cfg;
