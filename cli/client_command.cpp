@@ -261,6 +261,13 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
   }
+  // A closed port or an unreachable host is said as such; past this, with TLS, a failed
+  // connection is the TLS handshake's refusal.
+  if (std::string why;
+      !tcp_reachable(*where, o.timeout_seconds > 0 ? o.timeout_seconds : 30, why)) {
+    err << "perfdm client: cannot connect to " << o.address << ": " << why << '\n';
+    return 2;
+  }
   caf::actor_system_config cfg;
   register_message_types(cfg);
   cfg.set("logger.console", caf::atom("none"));
@@ -295,6 +302,11 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
       err << "perfdm client: refused: " << o.address
           << " closed the connection during the handshake (TLS on one side only, or a "
              "certificate the other side's --tls-ca did not sign)\n";
+    else if (o.remote.tls())  // the port answered: the TLS handshake failed
+      err << "perfdm client: refused: the TLS handshake with " << o.address
+          << " failed (TLS on one side only, or a certificate the other side's --tls-ca did "
+             "not sign): "
+          << sys.render(handle.error()) << '\n';
     else
       err << "perfdm client: cannot connect to " << o.address << ": " << sys.render(handle.error())
           << '\n';

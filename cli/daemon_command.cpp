@@ -39,43 +39,6 @@ void on_daemon_stop(int) {
   daemon_stop = 1;
 }
 
-// A TCP connection to the address within `seconds`: CAF's remote_actor has no timeout of its
-// own, so an unreachable upstream is told apart here.
-bool reachable(const host_port& a, double seconds, std::string& why) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = getaddrinfo(a.host.c_str(), std::to_string(a.port).c_str(), &hints, &found)) {
-    why = gai_strerror(rc);
-    return false;
-  }
-  bool ok = false;
-  why = "no address";
-  for (auto* ai = found; ai && !ok; ai = ai->ai_next) {
-    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK, ai->ai_protocol);
-    if (fd < 0) continue;
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-      ok = true;
-    } else if (errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      if (poll(&p, 1, static_cast<int>(seconds * 1000)) == 1) {
-        int err = 0;
-        socklen_t len = sizeof err;
-        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-        ok = err == 0;
-        if (!ok) why = std::strerror(err);
-      } else {
-        why = "no answer within " + std::to_string(static_cast<int>(seconds)) + " s";
-      }
-    } else {
-      why = std::strerror(errno);
-    }
-    close(fd);
-  }
-  freeaddrinfo(found);
-  return ok;
-}
-
 struct daemon_config : caf::actor_system_config {
   explicit daemon_config(const remote_options& remote) {
     register_message_types(*this);
@@ -120,7 +83,7 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
     return 2;
   }
   std::string why;
-  if (!reachable(*address, o.connect_timeout_seconds, why)) {
+  if (!tcp_reachable(*address, o.connect_timeout_seconds, why)) {
     err << "perfdm daemon: cannot reach the engine at " << o.upstream << ": " << why << '\n';
     return 2;
   }

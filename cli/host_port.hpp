@@ -16,4 +16,9 @@ struct host_port {
 // decimal. "[::1]:PORT" for IPv6. Nothing when the text is not an address.
 std::optional<host_port> parse_host_port(const std::string& text);
 
+// Whether a TCP connection to `a` succeeds within `seconds` (closed at once); if not, `why`
+// says why. CAF's remote_actor has no timeout and reports every failure alike, so the
+// daemon and the client tell an unreachable engine apart with this first.
+bool tcp_reachable(const host_port& a, double seconds, std::string& why);
+
 }  // namespace perfdm

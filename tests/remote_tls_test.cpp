@@ -66,6 +66,7 @@ TEST_CASE("remote TLS: only clients with a certificate signed by the CA get in",
 
   // Without a certificate (no TLS at all): refused, clearly, within the timeout.
   auto plain = run_client(engine.address(), {"--timeout", "10", "PING"});
+  INFO("plain client: " << plain.err);
   CHECK(plain.status == 2);
   CHECK(plain.err.find("refused") != std::string::npos);
   CHECK(plain.out.empty());
@@ -74,6 +75,7 @@ TEST_CASE("remote TLS: only clients with a certificate signed by the CA get in",
   for (auto ca : {"ca", "rogue"}) {
     auto intruder = run_client(engine.address(),
                                with(certs.options("intruder", ca), {"--timeout", "10", "PING"}));
+    INFO("intruder trusting " << ca << ": " << intruder.err);
     CHECK(intruder.status == 2);
     CHECK(intruder.err.find("refused") != std::string::npos);
     CHECK(intruder.out.empty());
