@@ -268,32 +268,21 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
     err << "perfdm client: cannot connect to " << o.address << ": " << why << '\n';
     return 2;
   }
-  caf::actor_system_config cfg;
-  register_message_types(cfg);
-  cfg.set("logger.console", caf::atom("none"));
-  cfg.load<caf::io::middleman>();
-  configure_remote(cfg, o.remote);
+  remote_peer_config cfg(o.remote);
   caf::actor_system sys{cfg};
   const auto wait = o.timeout_seconds > 0
                         ? std::chrono::duration<double>(o.timeout_seconds)
                         : std::chrono::duration<double>(std::chrono::hours(24 * 365 * 10));
   const auto reply_wait = std::chrono::duration_cast<std::chrono::milliseconds>(wait);
 
-  // remote_actor blocks without a timeout (a peer that accepts and never answers would hold
-  // it forever), so it runs on its own thread and this one waits a bounded time.
-  auto connected = std::make_shared<std::promise<caf::expected<remote_dm_actor>>>();
-  auto result = connected->get_future();
-  std::thread([&sys, connected, host = where->host, port = where->port, tls = o.remote.tls()] {
-    connected->set_value(tls ? caf::openssl::remote_actor<remote_dm_actor>(sys, host, port)
-                             : sys.middleman().remote_actor<remote_dm_actor>(host, port));
-  }).detach();
-  if (result.wait_for(wait) != std::future_status::ready) {
+  auto connected = connect_remote_dm(sys, *where, o.remote, wait);
+  if (!connected) {
     err << "perfdm client: " << o.address << " did not answer the connection within "
         << o.timeout_seconds << " s" << std::endl;
     out.flush();
     std::_Exit(2);  // the connecting thread stays blocked inside CAF: leave without it
   }
-  auto handle = result.get();
+  auto& handle = *connected;
   if (!handle) {
     if (handle.error() == caf::sec::unexpected_actor_messaging_interface)
       err << "perfdm client: refused: the actor published at " << o.address

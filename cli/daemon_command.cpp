@@ -39,15 +39,6 @@ void on_daemon_stop(int) {
   daemon_stop = 1;
 }
 
-struct daemon_config : caf::actor_system_config {
-  explicit daemon_config(const remote_options& remote) {
-    register_message_types(*this);
-    load<caf::io::middleman>();
-    set("logger.console", caf::atom("none"));
-    configure_remote(*this, remote);  // a frozen engine is detected, not waited for for ever
-  }
-};
-
 }  // namespace
 
 CLI::App* add_daemon_command(CLI::App& app, daemon_options& o) {
@@ -82,24 +73,25 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
     err << "perfdm daemon: --upstream '" << o.upstream << "' is not HOST:PORT\n";
     return 2;
   }
+  if (auto problem = remote_options_problem(o.remote); !problem.empty()) {
+    err << "perfdm daemon: " << problem << '\n';
+    return 2;
+  }
   std::string why;
   if (!tcp_reachable(*address, o.connect_timeout_seconds, why)) {
     err << "perfdm daemon: cannot reach the engine at " << o.upstream << ": " << why << '\n';
     return 2;
   }
-  daemon_config cfg(o.remote);
+  remote_peer_config cfg(o.remote);
   caf::actor_system sys{cfg};
-  // The handshake runs apart, so that a peer that accepts but never answers costs the
-  // timeout, not a daemon hanging (the blocked call is abandoned with the process).
-  auto connecting = std::async(std::launch::async, [&] {
-    return sys.middleman().remote_actor<remote_dm_actor>(address->host, address->port);
-  });
-  if (connecting.wait_for(std::chrono::duration<double>(o.connect_timeout_seconds)) !=
-      std::future_status::ready) {
+  // A peer that accepts but never answers costs the timeout, not a daemon hanging.
+  auto connected = connect_remote_dm(sys, *address, o.remote,
+                                     std::chrono::duration<double>(o.connect_timeout_seconds));
+  if (!connected) {
     err << "perfdm daemon: " << o.upstream << " accepted but did not answer as a perfdm engine\n";
-    std::_Exit(2);
+    std::_Exit(2);  // the connecting thread stays blocked inside CAF: leave without it
   }
-  auto upstream = connecting.get();
+  auto& upstream = *connected;
   if (!upstream) {
     err << "perfdm daemon: " << o.upstream
         << " is no perfdm engine: " << sys.render(upstream.error()) << '\n';

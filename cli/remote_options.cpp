@@ -1,8 +1,16 @@
 #include "cli/remote_options.hpp"
 
+#include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
 #include <caf/openssl/manager.hpp>
+#include <caf/openssl/remote_actor.hpp>
 #include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
+
+#include "messages/type_registry.hpp"
 
 namespace perfdm {
 
@@ -39,6 +47,26 @@ void configure_remote(caf::actor_system_config& cfg, const remote_options& o) {
   cfg.openssl_certificate = o.tls_cert;
   cfg.openssl_key = o.tls_key;
   cfg.openssl_cafile = o.tls_ca;
+}
+
+remote_peer_config::remote_peer_config(const remote_options& o) {
+  register_message_types(*this);
+  set("logger.console", caf::atom("none"));
+  load<caf::io::middleman>();
+  configure_remote(*this, o);  // a frozen engine is detected, not waited for for ever
+}
+
+std::optional<caf::expected<remote_dm_actor>> connect_remote_dm(
+    caf::actor_system& sys, const host_port& where, const remote_options& o,
+    std::chrono::duration<double> wait) {
+  auto connected = std::make_shared<std::promise<caf::expected<remote_dm_actor>>>();
+  auto result = connected->get_future();
+  std::thread([&sys, connected, host = where.host, port = where.port, tls = o.tls()] {
+    connected->set_value(tls ? caf::openssl::remote_actor<remote_dm_actor>(sys, host, port)
+                             : sys.middleman().remote_actor<remote_dm_actor>(host, port));
+  }).detach();
+  if (result.wait_for(wait) != std::future_status::ready) return std::nullopt;
+  return result.get();
 }
 
 }  // namespace perfdm

@@ -5,8 +5,15 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/expected.hpp>
 #include <caf/fwd.hpp>
+#include <chrono>
+#include <optional>
 #include <string>
+
+#include "cli/host_port.hpp"
+#include "messages/remote_interface.hpp"
 
 namespace perfdm {
 
@@ -29,5 +36,19 @@ std::string remote_options_problem(const remote_options& o);
 // and, with TLS, loads CAF's OpenSSL module with the files; call before the actor system
 // exists.
 void configure_remote(caf::actor_system_config& cfg, const remote_options& o);
+
+// The actor system of a process that connects to a publishing engine (`perfdm client`,
+// `perfdm daemon`): every perfdm message type, the middleman, `o`, and a quiet console.
+struct remote_peer_config : caf::actor_system_config {
+  explicit remote_peer_config(const remote_options& o);
+};
+
+// Connects to the remote_dm_actor published at `where`, through TLS when `o` has it. CAF's
+// remote_actor has no timeout, so it runs on a thread of its own: nothing is returned when it
+// has not finished within `wait`, and that thread then stays blocked inside CAF (the caller
+// should leave the process, e.g. with std::_Exit).
+std::optional<caf::expected<remote_dm_actor>> connect_remote_dm(
+    caf::actor_system& sys, const host_port& where, const remote_options& o,
+    std::chrono::duration<double> wait);
 
 }  // namespace perfdm

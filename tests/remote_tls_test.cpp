@@ -106,3 +106,30 @@ TEST_CASE("remote TLS: incomplete TLS options are refused before anything starts
   CHECK(client.status == 2);
   CHECK(client.err.find("TLS needs") != std::string::npos);
 }
+
+TEST_CASE("remote TLS: a daemon without a certificate is refused, half TLS options too",
+          "[remote][tls][daemon]") {
+  if (shell("command -v openssl >/dev/null") != 0) {
+    WARN("the openssl command is missing (scripts/setup.sh installs it): TLS not tested");
+    return;
+  }
+  certificates certs;
+  REQUIRE(certs.ok);
+  published_engine engine(certs.options("engine"));
+  auto daemon = [&](const std::string& name, std::vector<std::string> tls) {
+    std::vector<std::string> argv{PERFDM_BINARY,       "daemon", "--upstream", engine.address(),
+                                  "--name",            name,     "--connect-timeout", "10"};
+    argv.insert(argv.end(), tls.begin(), tls.end());
+    return std::make_unique<process>(argv, "", "tls_daemon_" + name);
+  };
+  auto plain = daemon("node-plain", {});
+  CHECK(plain->wait() == 2);
+  auto status = run_client(engine.address(), with(certs.options("client"), {"STATUS"}));
+  CHECK(status.status == 0);
+  CHECK(status.out.find("node-plain") == std::string::npos);
+
+  auto incomplete = daemon("node-half", {"--tls-cert", certs.dir + "/client.pem"});
+  CHECK(incomplete->wait() == 2);
+  CHECK(incomplete->err().find("TLS needs --tls-cert, --tls-key and --tls-ca") !=
+        std::string::npos);
+}
