@@ -47,8 +47,9 @@ struct remote_peer_config : caf::actor_system_config {
 // remote_actor has no timeout, so it runs on a thread of its own: nothing is returned when it
 // has not finished within `wait`, and that thread then stays blocked inside CAF (the caller
 // should leave the process, e.g. with std::_Exit).
-std::optional<caf::expected<remote_dm_actor>> connect_remote_dm(
-    caf::actor_system& sys, const host_port& where, const remote_options& o,
-    std::chrono::duration<double> wait);
+std::optional<caf::expected<remote_dm_actor>> connect_remote_dm(caf::actor_system& sys,
+                                                                const host_port& where,
+                                                                const remote_options& o,
+                                                                std::chrono::duration<double> wait);
 
 }  // namespace perfdm

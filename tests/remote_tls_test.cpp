@@ -117,8 +117,8 @@ TEST_CASE("remote TLS: a daemon without a certificate is refused, half TLS optio
   REQUIRE(certs.ok);
   published_engine engine(certs.options("engine"));
   auto daemon = [&](const std::string& name, std::vector<std::string> tls) {
-    std::vector<std::string> argv{PERFDM_BINARY,       "daemon", "--upstream", engine.address(),
-                                  "--name",            name,     "--connect-timeout", "10"};
+    std::vector<std::string> argv{PERFDM_BINARY, "daemon", "--upstream",        engine.address(),
+                                  "--name",      name,     "--connect-timeout", "10"};
     argv.insert(argv.end(), tls.begin(), tls.end());
     return std::make_unique<process>(argv, "", "tls_daemon_" + name);
   };
