@@ -1,30 +1,28 @@
 #include "actors/dyper_gateway_actor.hpp"
 
+#include <caf/actor_system.hpp>
 #include <caf/atom.hpp>
-#include <caf/io/broker.hpp>
-#include <caf/io/middleman.hpp>
-#include <caf/scoped_actor.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
 #include <deque>
 #include <iostream>
 #include <memory>
 #include <set>
 
+#include "actors/gateway_io.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/dyper_framing.hpp"
 #include "messages/message_lists.hpp"
 #include "messages/process_commands.hpp"
 #include "messages/record_messages.hpp"
-#include "messages/dyper_framing.hpp"
 
 namespace perfdm {
 
 namespace {
 
-using port_atom = caf::atom_constant<caf::atom("gwport")>;
 using options_ptr = std::shared_ptr<const gateway_options>;
-
-// Bytes asked of the socket per read.
-constexpr std::size_t read_chunk = 64 * 1024;
 
 void note(const gateway_options& o, const std::string& what) {
   if (o.note)
@@ -55,20 +53,21 @@ struct queued_request {
 
 struct connection_state {
   options_ptr options;
-  caf::io::connection_handle hdl;
+  std::shared_ptr<gateway_socket> socket;  // shared with the gateway's I/O thread
   std::unique_ptr<dyper_splitter> splitter;
   std::deque<queued_request> queue;
-  bool busy = false;            // a request is at its target; the next waits for its reply
-  bool paused = false;          // reading stopped: the client has too much output unread
-  bool closing = false;         // the client is gone: finish once the request in flight answered
-  std::uint64_t unwritten = 0;  // output handed to the socket, not yet sent
+  bool busy = false;        // a request is at its target; the next waits for its reply
+  std::string busy_target;  // that request's target and the request itself
+  caf::message busy_request;
+  bool paused = false;   // reading stopped: the client has too much output unread
+  bool closing = false;  // the client is gone: finish once the request in flight answered
   std::set<stream_handle> streams;  // opened here and not closed yet (T3 on disconnect)
   std::string client = "a client";  // for notes: "client <CONNECT id>" once known
 };
 
-using connection_broker = caf::io::stateful_broker<connection_state>;
+using connection_actor = caf::stateful_actor<connection_state>;
 
-void pump(connection_broker* self);
+void pump(connection_actor* self);
 
 // Every reply a target may send (messages/message_lists.hpp; the XML codec prints each);
 // anything else reaches the error handler as CAF's unexpected_response and is answered INTERNAL.
@@ -79,66 +78,64 @@ caf::behavior answer_handlers(type_list<Ts...>, F f) {
 }
 
 // T3: a client that disconnects has its streams closed, as if it sent CLOSE for each.
-void finish(connection_broker* self) {
+void finish(connection_actor* self) {
   auto& st = self->state;
   auto dm = st.options->targets.find(data_manager_target);
   if (dm != st.options->targets.end())
     for (auto s : st.streams) self->send(dm->second, close_stream{s});
   st.streams.clear();
+  st.socket->close();
   self->quit();
 }
 
-void write(connection_broker* self, const std::string& bytes) {
+void write(connection_actor* self, const std::string& bytes) {
   auto& st = self->state;
   if (st.closing) return;
-  auto& buf = self->wr_buf(st.hdl);
-  buf.insert(buf.end(), bytes.begin(), bytes.end());
-  self->flush(st.hdl);
-  st.unwritten += bytes.size();
-  if (st.unwritten > st.options->max_output_bytes) {
-    note(*st.options, st.client + " does not read its output (" + std::to_string(st.unwritten) +
+  auto written = st.socket->write(bytes);
+  if (written.unsent > st.options->max_output_bytes) {
+    note(*st.options, st.client + " does not read its output (" + std::to_string(written.unsent) +
                           " bytes pending): disconnected, its streams closed");
-    self->close(st.hdl);
+    st.socket->close();
     st.closing = true;
     st.queue.clear();
     if (!st.busy) finish(self);
-  } else if (!st.paused && st.unwritten > st.options->pause_output_bytes) {
-    st.paused = true;
-    self->halt(st.hdl);
+  } else if (written.paused) {
+    st.paused = true;  // the socket stopped reading; requests already read wait too
   }
 }
 
-void reply(connection_broker* self, const std::string& target, const caf::message& answer) {
+void reply(connection_actor* self, const std::string& target, const caf::message& answer) {
   write(self, frame_reply(print_reply(target, answer)));
 }
 
-void on_event(connection_broker* self, const caf::message& event) {
+void on_event(connection_actor* self, const caf::message& event) {
   write(self, frame_message(print_event(event)));
 }
 
 // Who serves `request`: the log writer for LOG, the data manager for WHO (it keeps the
 // process list for now), else the actor registered for the target.
-caf::actor route(connection_broker* self, const queued_request& q, caf::error& error) {
+caf::actor route(connection_actor* self, const queued_request& q, caf::error& error) {
   auto& o = *self->state.options;
   if (q.request.match_elements<write_log>()) {
     if (!o.log_writer) error = make_dm_error(dm_error::internal, "this engine writes no log");
     return o.log_writer;
   }
   // WHO and the process commands go to the data manager, which knows the processes.
-  auto target = q.request.match_elements<who_request>() ||
-                        q.request.match_elements<process_command>()
-                    ? std::string(data_manager_target)
-                    : q.target;
+  auto target =
+      q.request.match_elements<who_request>() || q.request.match_elements<process_command>()
+          ? std::string(data_manager_target)
+          : q.target;
   for (auto& [id, actor] : o.targets)
     if (same_target(id, target)) return actor;
   error = make_dm_error(dm_error::unknown_target, "no process '" + q.target + "' is known");
   return {};
 }
 
-void on_answer(connection_broker* self, const std::string& target, const caf::message& request,
-               const caf::message& answer) {
+void on_answer(connection_actor* self, const caf::message& answer) {
   auto& st = self->state;
   st.busy = false;
+  auto target = std::move(st.busy_target);
+  auto request = std::move(st.busy_request);
   if (answer.match_elements<stream_opened>())
     st.streams.insert(answer.get_as<stream_opened>(0).stream);
   else if (request.match_elements<close_stream>() && answer.match_elements<ok_reply>())
@@ -155,7 +152,7 @@ void on_answer(connection_broker* self, const std::string& target, const caf::me
 // request, in request order.
 // Tells the data manager's recording of a request answered here, in its place in this
 // connection's order.
-void record_unsent(connection_broker* self, const queued_request& q) {
+void record_unsent(connection_actor* self, const queued_request& q) {
   auto& targets = self->state.options->targets;
   auto dm = targets.find(data_manager_target);
   if (dm == targets.end()) return;
@@ -167,7 +164,7 @@ void record_unsent(connection_broker* self, const queued_request& q) {
     self->send(dm->second, perfdm::record_unsent{print_request(q.target, q.request), false});
 }
 
-void pump(connection_broker* self) {
+void pump(connection_actor* self) {
   auto& st = self->state;
   while (!st.busy && !st.paused && !st.closing && !st.queue.empty()) {
     auto q = std::move(st.queue.front());
@@ -187,16 +184,17 @@ void pump(connection_broker* self) {
       q.request = caf::make_message(open_stream{caf::actor_cast<caf::actor>(self)});
     st.busy = true;
     auto handle = self->request(dest, caf::infinite, q.request);
-    auto target = q.target;
-    auto request = q.request;
-    self->add_multiplexed_response_handler(handle.id(),
-                                           answer_handlers(reply_types{}, [=](caf::message answer) {
-                                             on_answer(self, target, request, answer);
-                                           }));
+    st.busy_target = std::move(q.target);
+    st.busy_request = std::move(q.request);
+    // The handler captures only `self` (what it needs waits in the state): it is built for
+    // every request, once per reply type.
+    self->add_multiplexed_response_handler(
+        handle.id(),
+        answer_handlers(reply_types{}, [self](caf::message answer) { on_answer(self, answer); }));
   }
 }
 
-void on_frame(connection_broker* self, dyper_frame& frame) {
+void on_frame(connection_actor* self, dyper_frame& frame) {
   auto& st = self->state;
   switch (frame.kind) {
     case dyper_frame::connect:
@@ -231,35 +229,31 @@ void on_frame(connection_broker* self, dyper_frame& frame) {
   }
 }
 
-caf::behavior connection(connection_broker* self, caf::io::connection_handle hdl,
+caf::behavior connection(connection_actor* self, std::shared_ptr<gateway_socket> socket,
                          options_ptr options) {
   auto& st = self->state;
   st.options = options;
-  st.hdl = hdl;
+  st.socket = std::move(socket);
   st.splitter = std::make_unique<dyper_splitter>(options->max_message_bytes);
-  self->configure_read(hdl, caf::io::receive_policy::at_most(read_chunk));
-  self->ack_writes(hdl, true);
   if (auto dm = options->targets.find(data_manager_target); dm != options->targets.end()) {
-    self->send(dm->second, record_origin{"tcp " + std::to_string(hdl.id()), true});
+    self->send(dm->second, record_origin{"tcp " + std::to_string(st.socket->id()), true});
     self->send(dm->second, process_announcements{caf::actor_cast<caf::actor>(self)});
   }
   return {
-      [=](const caf::io::new_data_msg& msg) {
+      [=](gateway_input_atom, const std::string& bytes) {
         std::vector<dyper_frame> frames;
-        self->state.splitter->feed(std::string_view(msg.buf.data(), msg.buf.size()), frames);
+        self->state.splitter->feed(bytes, frames);
         for (auto& f : frames) on_frame(self, f);
         pump(self);
       },
-      [=](const caf::io::data_transferred_msg& msg) {
+      [=](gateway_drained_atom) {
         auto& st = self->state;
-        st.unwritten = msg.remaining;
-        if (st.paused && st.unwritten <= st.options->pause_output_bytes / 4) {
+        if (st.paused && !st.socket->paused()) {
           st.paused = false;
-          self->trigger(st.hdl);
           pump(self);
         }
       },
-      [=](const caf::io::connection_closed_msg&) {
+      [=](gateway_closed_atom) {
         auto& st = self->state;
         if (st.splitter->mid_message())
           note(*st.options, st.client + " closed the connection in the middle of a message (" +
@@ -282,48 +276,21 @@ caf::behavior connection(connection_broker* self, caf::io::connection_handle hdl
   };
 }
 
-// ----------------------------------------------------------------------------- acceptor
+// ----------------------------------------------------------------------------- gateway
 
-struct acceptor_state {
-  std::uint16_t port = 0;
-  caf::error bind_error;
-  std::set<caf::actor> connections;
+// The actor that stands for the gateway: it owns the I/O thread; its exit stops the thread
+// and every connection.
+struct gateway_state {
+  std::shared_ptr<gateway_io> io;
 };
 
-caf::behavior acceptor(caf::io::broker* self, options_ptr options) {
-  auto st = std::make_shared<acceptor_state>();
-  auto bound = self->add_tcp_doorman(options->port, options->host.c_str(), true);
-  if (bound)
-    st->port = bound->second;
-  else
-    st->bind_error = bound.error();
-  self->set_down_handler([=](caf::down_msg& down) {
-    for (auto i = st->connections.begin(); i != st->connections.end(); ++i)
-      if (i->address() == down.source) {
-        st->connections.erase(i);
-        return;
-      }
-  });
-  // Stopping the gateway stops every connection with it.
+caf::behavior gateway(caf::stateful_actor<gateway_state>* self, std::shared_ptr<gateway_io> io) {
+  self->state.io = std::move(io);
   self->set_exit_handler([=](caf::exit_msg& exit) {
-    for (auto& c : st->connections) self->send_exit(c, exit.reason);
-    st->connections.clear();
+    for (auto& c : self->state.io->stop()) self->send_exit(c, exit.reason);
     self->quit(exit.reason);
   });
-  return {
-      [=](const caf::io::new_connection_msg& msg) {
-        auto c = self->fork(connection, msg.handle, options);
-        self->monitor(c);
-        st->connections.insert(c);
-      },
-      [=](port_atom) -> caf::result<std::uint16_t> {
-        if (st->bind_error) return st->bind_error;
-        return st->port;
-      },
-      [=](const caf::io::acceptor_closed_msg&) {
-        note(*options, "the listening socket closed; no new connections");
-      },
-  };
+  return {[=](caf::get_atom) { return self->state.io->port(); }};
 }
 
 }  // namespace
@@ -331,16 +298,15 @@ caf::behavior acceptor(caf::io::broker* self, options_ptr options) {
 caf::expected<std::pair<caf::actor, std::uint16_t>> start_dyper_gateway(caf::actor_system& sys,
                                                                         gateway_options options) {
   auto shared = std::make_shared<const gateway_options>(std::move(options));
-  auto gateway = sys.middleman().spawn_broker(acceptor, shared);
-  caf::scoped_actor self{sys};
-  caf::expected<std::pair<caf::actor, std::uint16_t>> result{caf::sec::runtime_error};
-  self->request(gateway, caf::infinite, port_atom::value)
-      .receive([&](std::uint16_t port) { result = std::make_pair(gateway, port); },
-               [&](caf::error& e) {
-                 self->send_exit(gateway, caf::exit_reason::user_shutdown);
-                 result = std::move(e);
-               });
-  return result;
+  auto io = gateway_io::listen(
+      shared->host, shared->port, shared->pause_output_bytes,
+      [&sys, shared](std::shared_ptr<gateway_socket> socket) {
+        return sys.spawn(connection, std::move(socket), shared);
+      },
+      [shared](const std::string& what) { note(*shared, what); });
+  if (!io) return io.error();
+  auto port = (*io)->port();
+  return std::make_pair(sys.spawn(gateway, std::shared_ptr<gateway_io>(std::move(*io))), port);
 }
 
 }  // namespace perfdm

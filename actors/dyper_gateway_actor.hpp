@@ -1,8 +1,9 @@
 // The DyPer gateway: the XML command language over TCP (docs/PROTOCOL.md, "TCP endpoint").
-// One acceptor broker listens; each connection gets its own broker (forked from it) that
-// splits the byte stream into messages (messages/dyper_framing.hpp), translates them with
-// the XML codec, sends them one at a time to the actor serving their target, and writes the
-// replies, in request order, and the events of the streams it opened.
+// One I/O thread (actors/gateway_io.hpp) accepts and reads every connection; each connection
+// gets its own actor that splits the byte stream into messages (messages/dyper_framing.hpp),
+// translates them with the XML codec, sends them one at a time to the actor serving their
+// target, and writes the replies, in request order, and the events of the streams it opened
+// straight to its socket.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -41,8 +42,9 @@ struct gateway_options {
 // The key under which gateway_options::targets holds the data manager.
 inline constexpr const char* data_manager_target = "DM";
 
-// Opens the listening socket and starts the acceptor. Returns the acceptor (send it an exit
-// message to stop the gateway and every connection) and the port it listens on.
+// Opens the listening socket and starts the I/O thread. Returns the gateway's actor (send it
+// an exit message to stop the gateway and every connection; get_atom asks its port) and the
+// port it listens on.
 caf::expected<std::pair<caf::actor, std::uint16_t>> start_dyper_gateway(caf::actor_system& sys,
                                                                         gateway_options options);
 
