@@ -117,7 +117,9 @@ bool gateway_socket::paused() const {
 // empty interest, and a reader that no longer reads would be woken for it forever.
 void gateway_socket::update_interest_locked() {
   std::uint32_t want = 0;
-  if (!closed_ && reading_ && !paused_) want |= EPOLLIN;
+  // A broken connection is read even when paused: the reader's error or end of stream is
+  // how the connection's actor learns that the client is gone.
+  if (!closed_ && reading_ && (!paused_ || broken_)) want |= EPOLLIN;
   if (!closed_ && !broken_ && kept_offset_ < kept_.size()) want |= EPOLLOUT;
   if (want == interest_) return;
   epoll_event ev{};

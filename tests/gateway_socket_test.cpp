@@ -153,3 +153,31 @@ TEST_CASE("gateway socket: writing to a peer that is gone drops the output witho
   socket.stop_reading();
   CHECK(events_now(*set, 5, 20) == 0);  // no interest left: out of the set
 }
+
+TEST_CASE(
+    "gateway socket: a paused connection whose peer is gone is read again, so its end "
+    "is seen",
+    "[gateway][socket]") {
+  tcp_pair pair;
+  auto set = std::make_shared<epoll_set>();
+  gateway_socket socket(pair.server, set, 9, 32 * 1024);
+  socket.start_reading();
+  while (!socket.write(std::string(4096, 'p')).paused) {
+  }
+  CHECK((events_now(*set, 9, 20) & EPOLLIN) == 0);  // paused: not read
+  linger hard{1, 0};
+  setsockopt(pair.client, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+  close(pair.client);
+  pair.client = -1;
+  // The actor writes on (events keep coming) and finds the connection broken.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::uint32_t seen = 0;
+  while ((seen & EPOLLIN) == 0) {
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    socket.write(std::string(4096, 'q'));
+    seen = events_now(*set, 9, 10);
+    if (seen & EPOLLOUT) socket.send_kept();
+  }
+  char c;
+  CHECK(recv(pair.server, &c, 1, 0) <= 0);  // the reader sees the end: the actor is told
+}
