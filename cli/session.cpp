@@ -1,15 +1,14 @@
 #include "cli/session.hpp"
 
-#include <cstdlib>
-#include <filesystem>
-#include <istream>
-
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
-#include <caf/scheduler/test_coordinator.hpp>
 #include <caf/others.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
 #include <caf/scoped_actor.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <istream>
 
 #include "cli/dm_log_writer.hpp"
 #include "messages/dm_error.hpp"
@@ -25,14 +24,20 @@ void configure_engine_system(caf::actor_system_config& cfg, bool deterministic) 
   register_message_types(cfg);
   cfg.set("logger.console", caf::atom("none"));
   if (!deterministic) cfg.load<caf::io::middleman>();  // the TCP gateway (engine --listen)
-  // Request latency (bench/RESULTS.md, gateway): a request crosses from the network thread
-  // to a worker and back, and CAF's work-stealing workers nap between polls (50 us, then
-  // 10 ms), so a request to an idle engine waits for a nap to end. The sharing scheduler's
-  // workers wait on a condition variable instead: woken at once, and an idle engine spends
-  // nothing polling. On this 2-core machine it gave 2-6x the PING rate and the same sample
-  // throughput. PERFDM_SCHEDULER=stealing brings the other back (for comparisons).
-  cfg.set("scheduler.policy", caf::atom("sharing"));
-  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
+  // Request latency (bench/RESULTS.md, gateway): a request crosses threads (gateway I/O
+  // thread -> connection actor -> data manager -> back), and on a virtual machine waking an
+  // idle CPU costs tens of microseconds per crossing. CAF's work-stealing workers, once out
+  // of work, first poll their queues (aggressive-poll-attempts, no sleep): the next request
+  // of an active client finds a worker still awake. The moderate phase (50 us naps, 500 of
+  // them) is skipped: a napping worker delays a request by a nap, while a sleeping one is
+  // woken by any enqueue from outside the workers (the gateway's I/O thread, the detached
+  // ingest actors). Asleep (relaxed), a worker looks for work to steal every 1 ms.
+  // The sharing scheduler (PERFDM_SCHEDULER=sharing) sleeps at once: half the 1-client PING
+  // rate here, nothing spent after a burst.
+  cfg.set("scheduler.policy", caf::atom("stealing"));
+  cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{10000});
+  cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
+  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(10)});
   if (!deterministic)
     if (auto* p = std::getenv("PERFDM_SCHEDULER"))
       cfg.set("scheduler.policy", caf::atom_from_string(p));
@@ -59,8 +64,11 @@ engine_options with_recorder(const session_options& o) {
 
 struct session::impl {
   explicit impl(const session_options& o)
-      : options(o), system(configure(config, o)),
-        dm(spawn_data_manager(system, with_recorder(o))), self(system), log_reader(system) {
+      : options(o),
+        system(configure(config, o)),
+        dm(spawn_data_manager(system, with_recorder(o))),
+        self(system),
+        log_reader(system) {
     self->send(dm, record_origin{o.deterministic ? "replay" : "stdin", true});
     // DyPer's START/END and periodic REPORT messages come here as well as to TCP clients.
     self->send(dm, process_announcements{caf::actor_cast<caf::actor>(self)});
@@ -117,7 +125,8 @@ void session::run_line(const std::string& raw,
       auto reply = caf::make_message(log_written{file, bytes});
       emit({session_line::reply, print_reply(parsed.target, reply), reply});
     } catch (const std::exception& e) {
-      auto err = make_dm_error(dm_error::internal, std::string("cannot write the log: ") + e.what());
+      auto err =
+          make_dm_error(dm_error::internal, std::string("cannot write the log: ") + e.what());
       emit({session_line::error, print_error(parsed.target, err), caf::make_message(err)});
     }
     return;
