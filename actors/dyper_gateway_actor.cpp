@@ -24,6 +24,10 @@ namespace {
 
 using options_ptr = std::shared_ptr<const gateway_options>;
 
+// Requests read and waiting for their turn on one connection before its socket is no longer
+// read (it is read again at a quarter): memory stays bounded however fast a client sends.
+constexpr std::size_t max_waiting_requests = 1024;
+
 void note(const gateway_options& o, const std::string& what) {
   if (o.note)
     o.note(what);
@@ -60,6 +64,7 @@ struct connection_state {
   std::string busy_target;  // that request's target and the request itself
   caf::message busy_request;
   bool paused = false;   // reading stopped: the client has too much output unread
+  bool held = false;     // reading stopped: too many requests wait in `queue`
   bool closing = false;  // the client is gone: finish once the request in flight answered
   std::set<stream_handle> streams;  // opened here and not closed yet (T3 on disconnect)
   std::string client = "a client";  // for notes: "client <CONNECT id>" once known
@@ -192,6 +197,10 @@ void pump(connection_actor* self) {
         handle.id(),
         answer_handlers(reply_types{}, [self](caf::message answer) { on_answer(self, answer); }));
   }
+  if (st.held && st.queue.size() <= max_waiting_requests / 4) {
+    st.held = false;
+    st.socket->hold_reading(false);
+  }
 }
 
 void on_frame(connection_actor* self, dyper_frame& frame) {
@@ -245,6 +254,11 @@ caf::behavior connection(connection_actor* self, std::shared_ptr<gateway_socket>
         self->state.splitter->feed(bytes, frames);
         for (auto& f : frames) on_frame(self, f);
         pump(self);
+        auto& st = self->state;
+        if (!st.held && st.queue.size() > max_waiting_requests) {
+          st.held = true;
+          st.socket->hold_reading(true);
+        }
       },
       [=](gateway_drained_atom) {
         auto& st = self->state;

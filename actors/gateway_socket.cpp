@@ -97,6 +97,12 @@ void gateway_socket::stop_reading() {
   update_interest_locked();
 }
 
+void gateway_socket::hold_reading(bool hold) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  held_ = hold;
+  update_interest_locked();
+}
+
 void gateway_socket::close() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (closed_) return;
@@ -119,7 +125,7 @@ void gateway_socket::update_interest_locked() {
   std::uint32_t want = 0;
   // A broken connection is read even when paused: the reader's error or end of stream is
   // how the connection's actor learns that the client is gone.
-  if (!closed_ && reading_ && (!paused_ || broken_)) want |= EPOLLIN;
+  if (!closed_ && reading_ && ((!paused_ && !held_) || broken_)) want |= EPOLLIN;
   if (!closed_ && !broken_ && kept_offset_ < kept_.size()) want |= EPOLLOUT;
   if (want == interest_) return;
   epoll_event ev{};

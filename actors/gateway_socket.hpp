@@ -59,6 +59,10 @@ class gateway_socket {
   // I/O thread, when the peer closed or the socket failed: no more reading.
   void stop_reading();
 
+  // The connection's actor, while too many requests wait for their turn: not read until
+  // released, so a client that sends faster than it is answered is slowed by TCP.
+  void hold_reading(bool hold);
+
   // Both directions end now; kept output is dropped. Either side may call it.
   void close();
 
@@ -78,6 +82,7 @@ class gateway_socket {
   std::string kept_;             // output the socket did not take yet
   std::size_t kept_offset_ = 0;  // of it, already sent
   bool paused_ = false;
+  bool held_ = false;
   bool reading_ = true;
   bool closed_ = false;
   bool broken_ = false;         // a send failed: the peer is gone
