@@ -46,6 +46,23 @@ struct tcp_pair {
   ~tcp_pair() {
     if (client >= 0) close(client);
   }
+  // The client resets the connection (SO_LINGER 0): the server's next writes fail.
+  void reset_by_client() {
+    linger hard{1, 0};
+    setsockopt(client, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+    close(client);
+    client = -1;
+  }
+};
+
+// A gateway socket on the server side of a fresh pair, reading, its events carrying `id`.
+struct socket_on_pair {
+  tcp_pair pair;
+  std::shared_ptr<epoll_set> set = std::make_shared<epoll_set>();
+  gateway_socket socket;
+  socket_on_pair(std::uint64_t id, std::size_t pause) : socket(pair.server, set, id, pause) {
+    socket.start_reading();
+  }
 };
 
 // The events the set reports now for `id` (0 when none).
@@ -70,11 +87,9 @@ TEST_CASE(
     "gateway socket: output the peer does not take is kept, sent in order, and reading "
     "pauses above the limit and resumes at a quarter of it",
     "[gateway][socket]") {
-  tcp_pair pair;
-  auto set = std::make_shared<epoll_set>();
   constexpr std::size_t pause = 64 * 1024;
-  gateway_socket socket(pair.server, set, 7, pause);
-  socket.start_reading();
+  socket_on_pair s(7, pause);
+  auto& [pair, set, socket] = s;
   CHECK(events_now(*set, 7) == 0);
   REQUIRE(send(pair.client, "x", 1, 0) == 1);
   CHECK((events_now(*set, 7, 5000) & EPOLLIN) != 0);
@@ -120,10 +135,8 @@ TEST_CASE(
 
 TEST_CASE("gateway socket: close ends the connection for the peer and stops its events",
           "[gateway][socket]") {
-  tcp_pair pair;
-  auto set = std::make_shared<epoll_set>();
-  gateway_socket socket(pair.server, set, 3, 1 << 20);
-  socket.start_reading();
+  socket_on_pair s(3, 1 << 20);
+  auto& [pair, set, socket] = s;
   socket.write("reply\n");
   socket.close();
   char buf[16];
@@ -137,15 +150,9 @@ TEST_CASE("gateway socket: close ends the connection for the peer and stops its 
 
 TEST_CASE("gateway socket: writing to a peer that is gone drops the output without a signal",
           "[gateway][socket]") {
-  tcp_pair pair;
-  auto set = std::make_shared<epoll_set>();
-  gateway_socket socket(pair.server, set, 5, 1 << 20);
-  socket.start_reading();
-  // The peer resets the connection (SO_LINGER 0), then the socket writes on.
-  linger hard{1, 0};
-  setsockopt(pair.client, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
-  close(pair.client);
-  pair.client = -1;
+  socket_on_pair s(5, 1 << 20);
+  auto& [pair, set, socket] = s;
+  pair.reset_by_client();  // then the socket writes on
   CHECK((events_now(*set, 5, 5000) & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0);
   std::size_t unsent = 1;
   for (int i = 0; i < 100 && unsent != 0; ++i) unsent = socket.write(std::string(4096, 'w')).unsent;
@@ -158,17 +165,12 @@ TEST_CASE(
     "gateway socket: a paused connection whose peer is gone is read again, so its end "
     "is seen",
     "[gateway][socket]") {
-  tcp_pair pair;
-  auto set = std::make_shared<epoll_set>();
-  gateway_socket socket(pair.server, set, 9, 32 * 1024);
-  socket.start_reading();
+  socket_on_pair s(9, 32 * 1024);
+  auto& [pair, set, socket] = s;
   while (!socket.write(std::string(4096, 'p')).paused) {
   }
   CHECK((events_now(*set, 9, 20) & EPOLLIN) == 0);  // paused: not read
-  linger hard{1, 0};
-  setsockopt(pair.client, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
-  close(pair.client);
-  pair.client = -1;
+  pair.reset_by_client();
   // The actor writes on (events keep coming) and finds the connection broken.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   std::uint32_t seen = 0;
