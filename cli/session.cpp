@@ -23,7 +23,7 @@ namespace perfdm {
 void configure_engine_system(caf::actor_system_config& cfg, bool deterministic) {
   register_message_types(cfg);
   cfg.set("logger.console", caf::atom("none"));
-  if (!deterministic) cfg.load<caf::io::middleman>();  // the TCP gateway (engine --listen)
+  if (!deterministic) cfg.load<caf::io::middleman>();  // remote actors (--publish, daemons)
   // Request latency (bench/RESULTS.md, gateway): a request crosses threads (gateway I/O
   // thread -> connection actor -> data manager -> back), and on a virtual machine waking an
   // idle CPU costs tens of microseconds per crossing. CAF's work-stealing workers, once out
