@@ -108,8 +108,15 @@ class daemon_relay : public caf::event_based_actor {
   }
 
  protected:
-  // Whatever ends the relay (but a kill -9 of the daemon), the samples it holds go upstream.
-  void on_exit() override { flush(); }
+  // Whatever ends the relay (but a kill -9 of the daemon), the samples it holds go upstream,
+  // and whoever waits for it to be ready hears why it never will be (CAF 0.17 drops an
+  // undelivered promise silently: the daemon would wait out its request's timeout).
+  void on_exit() override {
+    flush();
+    auto why = fail_state() ? fail_state() : caf::make_error(caf::exit_reason::normal);
+    for (auto& rp : waiting_) rp.deliver(why);
+    waiting_.clear();
+  }
 
  private:
   void on_update(source_update& u) {

@@ -36,7 +36,8 @@ struct relay_options {
 };
 
 // Answered with ok_reply once the relay registered upstream and knows the engine's time
-// origin: ATTACH and WATCH sent to the relay work from then on.
+// origin: ATTACH and WATCH sent to the relay work from then on. A relay that ends first (its
+// upstream went down before answering) answers with the reason it ended.
 using relay_ready_atom = caf::atom_constant<caf::atom("relayrdy")>;
 
 // Counters of the relay: relay_stats_atom -> (samples received from local sources, batches

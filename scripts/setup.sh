@@ -11,8 +11,8 @@ packages=(g++ cmake make libcaf-dev libboost-dev librapidxml-dev catch2 zlib1g-d
 # LTTng-UST and lttng-tools are the frame-writing benchmark's peer.
 packages+=(libelf-dev libdw-dev elfutils liblttng-ust-dev lttng-tools)
 # Remote clients over TLS: libcaf-openssl0.17 comes with libcaf-dev; the tests make their
-# certificates with the openssl command.
-packages+=(openssl)
+# certificates with the openssl command; cli/openssl_error_queue.cpp builds against libssl.
+packages+=(openssl libssl-dev)
 
 missing=()
 for p in "${packages[@]}"; do

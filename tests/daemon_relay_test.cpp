@@ -174,3 +174,33 @@ TEST_CASE("relay: a local source that ended no longer holds the aggregate back u
   CHECK(sent_watermark() >= to_ns(0.6));
   CHECK(f.ask<status_info>(f.dm, status_query{}).components.size() == 2);
 }
+
+TEST_CASE("relay: an upstream gone before it answered the registration ends the wait for ready",
+          "[daemon][relay]") {
+  config cfg;
+  caf::actor_system sys{cfg};
+  // An engine that takes the registration and goes away before answering it (its connection
+  // was lost).
+  auto upstream = std::make_unique<caf::scoped_actor>(sys);
+  auto relay = spawn_daemon_relay(sys, caf::actor_cast<caf::actor>(*upstream),
+                                  {"node-g", 4, std::chrono::milliseconds(5), {}});
+  bool registered = false;
+  (*upstream)->receive([&](source_register& r) { registered = r.component == "node-g"; },
+                       caf::after(std::chrono::seconds(20)) >> [] {});
+  REQUIRE(registered);
+
+  caf::scoped_actor daemon{sys};
+  auto ready = daemon->request(relay, std::chrono::seconds(30), relay_ready_atom::value);
+  // The relay took the first request once it answers a later one from the same sender.
+  bool answered = false;
+  daemon->request(relay, std::chrono::seconds(20), relay_stats_atom::value)
+      .receive([&](std::uint64_t, std::uint64_t, std::uint64_t) { answered = true; },
+               [](caf::error&) {});
+  REQUIRE(answered);
+
+  upstream.reset();
+  std::string why;
+  ready.receive([&](ok_reply) { why = "ready"; }, [&](caf::error& e) { why = sys.render(e); });
+  INFO(why);
+  CHECK(why.find("remote_link_unreachable") != std::string::npos);  // not request_timeout
+}
