@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "shm/segment_format.hpp"
 #include "tests/frames_test_process.hpp"
 #include "tests/frames_test_values.hpp"
+#include "tests/live_engine_test_support.hpp"
 
 using namespace perfdm::shm;
 using frames_test::child;
@@ -107,4 +109,43 @@ TEST_CASE("frames reader clock: a tsc writer refuses a reader-clock segment, gen
   CHECK(reader.poll([](const std::byte*, std::int64_t) {}) == 0);
   CHECK(reader.writer_state() == format::writer_mismatch);
   seg.remove();
+}
+
+TEST_CASE("frames reader clock: ATTACH a reader-clock program, every frame reaches the histogram",
+          "[ingest]") {
+  const std::string dir = frames_test::temp_path("reader_clock_ingest");
+  REQUIRE(run({PERFDM_BINARY, "gen", PERFDM_SOURCE_DIR "/tests/frames/test.frames", "-o", dir,
+               "--clock", "reader"},
+              "gen2") == 0);
+  const std::string writer_path = dir + "/writer";
+  REQUIRE(run({"/usr/bin/g++", "-std=c++17", "-O1", "-I" + dir, "-I" PERFDM_SOURCE_DIR,
+               PERFDM_SOURCE_DIR "/tests/frames/writer.cpp", dir + "/test_frames.cpp", "-o",
+               writer_path, "-lpthread"},
+              "cxx2") == 0);
+  child writer({writer_path}, "", frames_test::temp_path("ingest.err"));
+  auto o = perfdm::test::live_engine::options();
+  o.engine.base_width = 10'000'000;
+  perfdm::test::live_engine e(o);
+  auto dm = [](const std::string& command, const std::string& arg = "") {
+    return "<DYPER PID='DM' COMMAND='" + command + "'>" + arg + "</DYPER>";
+  };
+  REQUIRE_THAT(e.reply(dm("ATTACH", "<PROCESS PID='" + std::to_string(writer.pid()) + "'/>")),
+               Catch::Contains("sample"));
+  e.reply(dm("STREAM"));
+  e.reply(dm("ENABLE", "<ENABLE STREAM='0' METRIC='sample.index'/>"));
+  constexpr std::uint64_t frames = 3000;  // fits a lane: none can be lost
+  REQUIRE(writer.command("write " + std::to_string(frames) + " 1 0"));
+  const double expected = static_cast<double>(frames * (frames - 1) / 2);  // Σ index
+  double total = 0;
+  CHECK(perfdm::test::eventually([&] {
+    total = 0;
+    for (double b : perfdm::test::buckets(e.reply(dm("DATA", "<DATA MI='0'/>"))))
+      if (!std::isnan(b)) total += b;
+    return total == expected;
+  }));
+  CHECK(total == expected);
+  const auto f = e.reply(dm("FRAMES"));
+  CHECK_THAT(f, Catch::Contains("READ='" + std::to_string(frames) + "'"));
+  CHECK_THAT(f, Catch::Contains("LOST='0'"));
+  writer.command("exit");
 }
