@@ -2,6 +2,7 @@
 // and is used from C, a real writer process stamps its frames with the time the reader
 // stored in the segment header, and a bad --clock is refused. The component is generated
 // and compiled by the test itself (g++, gcc), as an observed program's build would.
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "shm/frame_reader.hpp"
 #include "shm/schema.hpp"
@@ -46,9 +49,9 @@ TEST_CASE("frames reader clock: generated, compiled from C, stamped with the rea
                dir + "/writer.o"},
               "cc") == 0);
   const std::string writer_path = dir + "/writer";
-  REQUIRE(run({"/usr/bin/g++", dir + "/writer.o", dir + "/frames.o", "-o", writer_path,
-               "-lpthread"},
-              "link") == 0);
+  REQUIRE(
+      run({"/usr/bin/g++", dir + "/writer.o", dir + "/frames.o", "-o", writer_path, "-lpthread"},
+          "link") == 0);
 
   constexpr int frames = 2000;
   child writer({writer_path, std::to_string(frames)}, "", frames_test::temp_path("rc.err"));
@@ -148,4 +151,47 @@ TEST_CASE("frames reader clock: ATTACH a reader-clock program, every frame reach
   CHECK_THAT(f, Catch::Contains("READ='" + std::to_string(frames) + "'"));
   CHECK_THAT(f, Catch::Contains("LOST='0'"));
   writer.command("exit");
+}
+
+TEST_CASE("frames reader clock: a spinning writer's stamps are the polls' times, in order") {
+  const std::string dir = frames_test::temp_path("reader_clock_spin");
+  REQUIRE(run({PERFDM_BINARY, "gen", PERFDM_SOURCE_DIR "/tests/frames/test.frames", "-o", dir,
+               "--clock", "reader"},
+              "gen3") == 0);
+  const std::string writer_path = dir + "/writer";
+  REQUIRE(run({"/usr/bin/g++", "-std=c++17", "-O1", "-I" + dir, "-I" PERFDM_SOURCE_DIR,
+               PERFDM_SOURCE_DIR "/tests/frames/writer.cpp", dir + "/test_frames.cpp", "-o",
+               writer_path, "-lpthread"},
+              "cxx3") == 0);
+  child writer({writer_path}, "", frames_test::temp_path("spin.err"));
+  const auto layout = parse_schema_file(PERFDM_SOURCE_DIR "/tests/frames/test.frames")[0];
+  segment_options o{1, 1u << 16};
+  o.clock = format::clock_reader;
+  auto seg = segment::create(writer.pid(), segment::new_handle(), layout, o);
+  frame_reader reader(seg.name());
+  std::set<std::int64_t> stored{reader.reader_clock_ns()};
+  std::ostringstream hex;
+  hex << std::hex << seg.handle();
+  REQUIRE(writer.command("handle " + hex.str()));
+  REQUIRE(writer.command("spin 1"));
+  std::vector<std::int64_t> stamps;
+  const auto until = monotonic_now_ns() + 300'000'000;
+  const auto give_up = until + 20'000'000'000;  // a writer that never writes fails below
+  while ((monotonic_now_ns() < until || stamps.size() < 1000) && monotonic_now_ns() < give_up) {
+    reader.poll([&](const std::byte*, std::int64_t ns) { stamps.push_back(ns); });
+    stored.insert(reader.reader_clock_ns());  // what this poll stored (the only reader)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  writer.signal(SIGKILL);
+  REQUIRE(stamps.size() >= 1000);
+  bool ordered = true, from_reader = true;
+  for (std::size_t i = 0; i < stamps.size(); ++i) {
+    ordered = ordered && (i == 0 || stamps[i - 1] <= stamps[i]);
+    from_reader = from_reader && stored.count(stamps[i]) == 1;
+  }
+  CHECK(ordered);
+  CHECK(from_reader);
+  // Polled while the writer spun, so the frames carry more than one poll's time.
+  CHECK(std::set<std::int64_t>(stamps.begin(), stamps.end()).size() > 1);
+  seg.remove();
 }
