@@ -100,8 +100,7 @@ void BM_write_observing(benchmark::State& state) {
 BENCHMARK(BM_write_observing);
 
 const frame_layout& bench_reader_layout() {
-  static const auto l =
-      parse_schema_file(PERFDM_SOURCE_DIR "/bench/frames_bench_reader.frames")[0];
+  static const auto l = parse_schema_file(PERFDM_SOURCE_DIR "/bench/frames_bench_reader.frames")[0];
   return l;
 }
 

@@ -69,9 +69,9 @@ std::uint32_t clock_of(const std::map<std::string, const elf_symbol*>& by_name,
   if (found == by_name.end()) return format::native_clock();  // generated before the choice
   const elf_symbol& s = *found->second;
   if (s.size != sizeof(std::uint32_t) || !s.data || s.data->size() != sizeof(std::uint32_t))
-    throw attach_error(attach_errc::no_symbol,
-                       shown + ": " + name + " is not a uint32_t with its value in the file: "
-                               "not a generated frames component");
+    throw attach_error(attach_errc::no_symbol, shown + ": " + name +
+                                                   " is not a uint32_t with its value in the file: "
+                                                   "not a generated frames component");
   std::uint32_t clock = 0;
   std::memcpy(&clock, s.data->data(), sizeof clock);  // little-endian, as the machine
   if (clock != format::clock_monotonic && clock != format::clock_tsc &&

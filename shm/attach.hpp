@@ -36,8 +36,8 @@ struct attach_options {
   std::map<std::string, std::string> expected;
   // Creates the segment for one frame type and returns its name (segment_name(pid, handle)),
   // with the writer's clock in its header (segment_options::clock = `clock`, the
-  // executable's perfdm_clock_<S>); called before the handle is written. May throw: the attach is then rolled back and fails
-  // with segment_failed (an attach_error it throws keeps its own code).
+  // executable's perfdm_clock_<S>); called before the handle is written. May throw: the attach is
+  // then rolled back and fails with segment_failed (an attach_error it throws keeps its own code).
   std::function<std::string(int pid, const std::string& struct_name, const std::string& descriptor,
                             std::uint64_t handle, std::uint32_t clock)>
       create_segment;
@@ -83,7 +83,5 @@ std::size_t remove_stale_segments();
 
 // The names of the segments of one process present in /dev/shm, sorted.
 std::vector<std::string> process_segments(int pid);
-
-
 
 }  // namespace perfdm::shm

@@ -454,7 +454,8 @@ inline void perfdm_write(perfdm_writer& w, perfdm_lane& t, perfdm_release_of_thr
 )";
 
 // perfdm_now(reader_clock): the stamp of a frame, per --clock.
-constexpr const char* clock_tsc_code = R"(// --clock tsc: the time stamp counter, converted to CLOCK_MONOTONIC ns by the reader.
+constexpr const char* clock_tsc_code =
+    R"(// --clock tsc: the time stamp counter, converted to CLOCK_MONOTONIC ns by the reader.
 #if defined(__x86_64__) || defined(__i386__)
 constexpr std::uint32_t perfdm_clock = @CLOCK_TSC@;
 inline std::uint64_t perfdm_now(const std::uint64_t*) { return __rdtsc(); }
@@ -545,10 +546,10 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
       {"CLOCK_READER", std::to_string(format::clock_reader)},
   };
   g.header = fill(header_top, common);
-  g.source = fill(fill(source_top, {{"CLOCK_CODE", clock == writer_clock::reader
-                                                       ? clock_reader_code
-                                                       : clock_tsc_code}}),
-                  common);
+  g.source = fill(
+      fill(source_top,
+           {{"CLOCK_CODE", clock == writer_clock::reader ? clock_reader_code : clock_tsc_code}}),
+      common);
   for (const auto& l : layouts) {
     const std::string& s = l.struct_name;
     const std::string descriptor = layout_descriptor(l);
@@ -617,9 +618,9 @@ std::string schema_stem(const std::string& schema_path) {
 std::vector<std::string> write_frames_code(const std::string& schema_path,
                                            const std::string& out_dir, writer_clock clock) {
   const auto layouts = parse_schema_file(schema_path);
-  const auto g = generate_frames_code(
-      layouts, schema_stem(schema_path), std::filesystem::path(schema_path).filename().string(),
-      clock);
+  const auto g =
+      generate_frames_code(layouts, schema_stem(schema_path),
+                           std::filesystem::path(schema_path).filename().string(), clock);
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw std::runtime_error("cannot create the directory " + out_dir + ": " + ec.message());

@@ -124,8 +124,8 @@ void frame_reader::map_reader_clock() {
   const int e = errno;
   ::close(fd);
   if (p == MAP_FAILED)
-    throw shm_error("cannot map the header of the segment " + name_ + " for writing: " +
-                    strerror(e));
+    throw shm_error("cannot map the header of the segment " + name_ +
+                    " for writing: " + strerror(e));
   clock_map_ = p;
   reader_clock_ = reinterpret_cast<std::uint64_t*>(static_cast<char*>(p) +
                                                    offsetof(format::header, reader_clock_ns));

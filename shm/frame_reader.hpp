@@ -94,7 +94,7 @@ class frame_reader {
   bool gone_ = false;
   frame_clock clock_;
   std::uint32_t clock_kind_ = format::clock_monotonic;
-  void* clock_map_ = nullptr;             // the header page mapped writable (clock_reader)
+  void* clock_map_ = nullptr;              // the header page mapped writable (clock_reader)
   std::uint64_t* reader_clock_ = nullptr;  // header::reader_clock_ns in clock_map_
 };
 

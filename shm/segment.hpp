@@ -27,9 +27,9 @@ class segment {
  public:
   // Creates perfdm.<target_pid>.<handle>, sized for the layout and options, with its header
   // (writer_state waiting), its pages reserved. Throws shm_error: handle 0, options out of
-  // range, an unknown clock, more than max_segment_size, a segment of that name exists, not enough shared
-  // memory, or the system refuses. The segment belongs to the target's user when
-  // perfdm may give it away (root attaching to another user's program).
+  // range, an unknown clock, more than max_segment_size, a segment of that name exists, not enough
+  // shared memory, or the system refuses. The segment belongs to the target's user when perfdm may
+  // give it away (root attaching to another user's program).
   static segment create(int target_pid, std::uint64_t handle, const frame_layout& layout,
                         segment_options options = {});
 
