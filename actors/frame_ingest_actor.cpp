@@ -46,6 +46,7 @@ struct ingest_state {
   std::uint64_t dropped = 0;  // samples the data manager dropped (MIs deleted meanwhile)
   bool detaching = false;
   bool reading = false;  // polls started (after the first collection set)
+  bool reader_clock = false;  // a frame type's writer stamps frames with the polls' time
   time_ns last_poll = 0;  // engine time of the last poll
   static inline const char* name = "frame_ingest";
 
@@ -121,6 +122,7 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
     t.reader = std::make_unique<shm::frame_reader>(f.segment);
     t.sampler = std::make_unique<frame_sampler>(t.reader->layout(),
                                                 st.resource + "/" + f.struct_name);
+    st.reader_clock = st.reader_clock || t.reader->uses_reader_clock();
     st.types.push_back(std::move(t));
   }
   st.attached = std::move(attached);
@@ -223,6 +225,7 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
       auto since = std::max<time_ns>(now - s.last_poll, 1000);
       s.last_poll = now;
       time_ns next = s.options.poll_period;
+      if (s.reader_clock) next = std::min(next, s.options.reader_clock_period);
       if (fullest > 0)
         next = std::min<time_ns>(next, static_cast<time_ns>(0.25 * static_cast<double>(since) / fullest));
       if (next < 2'000'000) {

@@ -20,6 +20,12 @@ struct ingest_options {
   // The longest wait between two polls: a lane of C frames absorbs a burst of C frames per
   // period from an idle writer (4096 frames per 2 ms: 2 M frames/s) before it must be read.
   time_ns poll_period = 2'000'000;
+  // The longest wait between two polls when a frame type is stamped with the reader's clock
+  // (`perfdm gen --clock reader`): its frames land at most this much (and the poll's own
+  // lateness) early. 1 ms is 0.5 % of the smallest bucket width in use by default, B1's
+  // base width of 0.2 s (the sampling interval is a bucket width, S-rules, and only grows by
+  // folding), so at most that share of the frames lands one bucket early.
+  time_ns reader_clock_period = 1'000'000;
   // An interval is sent once it ended this long ago: frames stamped before a poll but
   // committed after it still land in their own interval.
   time_ns flush_delay = 20'000'000;

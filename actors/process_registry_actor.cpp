@@ -482,8 +482,10 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         if (x.lanes) geometry.lanes = x.lanes;
         if (x.capacity) geometry.capacity = x.capacity;
         o.create_segment = [geometry](int pid, const std::string&, const std::string& descriptor,
-                                      std::uint64_t handle) {
-          return shm::segment::create_for_attach(pid, descriptor, handle, geometry);
+                                  std::uint64_t handle, std::uint32_t clock) {
+          auto with_clock = geometry;
+          with_clock.clock = clock;
+          return shm::segment::create_for_attach(pid, descriptor, handle, with_clock);
         };
         attached = shm::attach(x.pid, o);
       } catch (const shm::attach_error& e) {

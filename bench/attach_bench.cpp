@@ -18,7 +18,8 @@ namespace {
 using namespace perfdm::shm;
 namespace bip = boost::interprocess;
 
-std::string create_segment(int pid, const std::string&, const std::string&, std::uint64_t h) {
+std::string create_segment(int pid, const std::string&, const std::string&, std::uint64_t h,
+                           std::uint32_t) {
   const std::string name = format::segment_name(pid, h);
   bip::shared_memory_object shm(bip::create_only, name.c_str(), bip::read_write);
   shm.truncate(4096);

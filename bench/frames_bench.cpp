@@ -3,6 +3,8 @@
 // measured in the same run:
 //   BM_write_not_observing    perfdm_write_bench32 while perfdm does not observe (target <= 1 ns)
 //   BM_write_observing        the same while observing, one thread, no reader (target <= 5 ns)
+//   BM_write_observing_reader_clock  the same frame and loop, generated with --clock reader
+//                             (perfdm_time copied from the header, no rdtsc; bench32r)
 //   BM_write_observing_read   the same with a reader thread polling the segment meanwhile
 //   BM_rdtsc                  the timestamp alone, which every observed write pays
 //   BM_spsc_push              boost::lockfree::spsc_queue of 32-byte frames in shared memory,
@@ -34,9 +36,11 @@
 #include <vector>
 
 #include "frames_bench_frames.h"
+#include "frames_bench_reader_frames.h"
 #include "shm/frame_reader.hpp"
 #include "shm/schema.hpp"
 #include "shm/segment.hpp"
+#include "shm/segment_format.hpp"
 
 #ifdef PERFDM_BENCH_HAVE_LTTNG
 #include "lttng_session.hpp"
@@ -94,6 +98,32 @@ void BM_write_observing(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_write_observing);
+
+const frame_layout& bench_reader_layout() {
+  static const auto l = parse_schema_file(PERFDM_SOURCE_DIR "/bench/frames_bench_reader.frames")[0];
+  return l;
+}
+
+void BM_write_observing_reader_clock(benchmark::State& state) {
+  segment_options o{1, 1u << 16};
+  o.clock = format::clock_reader;
+  auto s = segment::create(::getpid(), segment::new_handle(), bench_reader_layout(), o);
+  perfdm_handle_bench32r = s.handle();
+  perfdm_bench32r_frame f{};
+  perfdm_write_bench32r(&f);  // start-observe, outside the timing
+  if (perfdm_mapping_bench32r == nullptr) state.SkipWithError("the writer refused the segment");
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    PERFDM_bench32r_SET_requests(&f, ++i);
+    PERFDM_bench32r_SET_bytes(&f, i * 64);
+    perfdm_write_bench32r(&f);
+  }
+  perfdm_handle_bench32r = 0;
+  perfdm_write_bench32r(&f);  // end-observe
+  s.remove();
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_write_observing_reader_clock);
 
 void BM_write_observing_read(benchmark::State& state) {
   observed_segment seg({1, 1u << 16});

@@ -70,6 +70,10 @@ void add_frames_commands(CLI::App& app) {
   gen_app->add_option("SCHEMA", gen_options.schema, "the schema: C struct declarations")
       ->required();
   gen_app->add_option("-o,--output", gen_options.out_dir, "the directory to write into");
+  gen_app->add_option("--clock", gen_options.clock,
+                      "perfdm_time of a frame: tsc (read the time stamp counter per frame, the "
+                      "default) or reader (copy the time the reader last stored: no clock read, "
+                      "accurate to the reader's polling period)");
 
   read_app = app.add_subcommand(
       "read", "Print the frames of a segment as tab-separated rows until Ctrl-C or SIGTERM");
@@ -108,8 +112,13 @@ int run_frames_commands() {
 }
 
 int run_gen_command(const gen_command_options& o, std::ostream& err) {
+  const auto clock = shm::parse_writer_clock(o.clock);
+  if (!clock) {
+    err << "perfdm gen: --clock must be tsc or reader, not '" << o.clock << "'\n";
+    return 1;
+  }
   try {
-    for (const auto& path : shm::write_frames_code(o.schema, o.out_dir))
+    for (const auto& path : shm::write_frames_code(o.schema, o.out_dir, *clock))
       err << "perfdm gen: wrote " << path << '\n';
     return 0;
   } catch (const shm::schema_error& e) {
@@ -157,7 +166,9 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
         reader.writer_gone();
         break;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      // A writer on the reader's clock stamps frames with the time of the last poll: idle
+      // polls keep that time within a millisecond (docs/FRAMES.md §3).
+      std::this_thread::sleep_for(std::chrono::milliseconds(reader.uses_reader_clock() ? 1 : 2));
     }
     std::fflush(out);
     const auto c = reader.counters();
@@ -183,8 +194,10 @@ int run_attach_command(const attach_command_options& o, std::ostream& out, std::
     a.force = o.force;
     shm::segment_options geometry{o.lanes, o.capacity};
     a.create_segment = [geometry](int pid, const std::string&, const std::string& descriptor,
-                                  std::uint64_t handle) {
-      return shm::segment::create_for_attach(pid, descriptor, handle, geometry);
+                                  std::uint64_t handle, std::uint32_t clock) {
+      auto with_clock = geometry;
+      with_clock.clock = clock;
+      return shm::segment::create_for_attach(pid, descriptor, handle, with_clock);
     };
     auto attached = shm::attach(o.pid, a);
     for (auto& f : attached.frames) out << f.struct_name << '\t' << f.segment << '\n';

@@ -21,6 +21,7 @@ int run_frames_commands();
 struct gen_command_options {
   std::string schema;         // SCHEMA
   std::string out_dir = ".";  // -o DIR
+  std::string clock = "tsc";  // --clock tsc|reader (shm::writer_clock)
 };
 int run_gen_command(const gen_command_options& o, std::ostream& err);
 

@@ -17,12 +17,16 @@ namespace perfdm::shm {
 
 inline constexpr const char* handle_symbol_prefix = "perfdm_handle_";
 inline constexpr const char* layout_symbol_prefix = "perfdm_layout_";
+inline constexpr const char* clock_symbol_prefix = "perfdm_clock_";
 
 // One generated frame type found in an executable file.
 struct frame_symbol {
   std::string struct_name;
   std::uint64_t handle_address = 0;  // link-time value of perfdm_handle_<S>
   std::string descriptor;            // perfdm_layout_<S>, up to its NUL
+  // perfdm_clock_<S> (format::clock_kind); the machine's native clock when the executable
+  // has no such symbol (generated before `perfdm gen --clock`).
+  std::uint32_t clock = 0;
 };
 
 struct attach_options {
@@ -30,11 +34,12 @@ struct attach_options {
   // the executable has. Otherwise attach exactly these: one the executable lacks is
   // no_symbol, one whose descriptor differs is schema_mismatch; others are left alone.
   std::map<std::string, std::string> expected;
-  // Creates the segment for one frame type and returns its name (segment_name(pid, handle));
-  // called before the handle is written. May throw: the attach is then rolled back and fails
-  // with segment_failed (an attach_error it throws keeps its own code).
+  // Creates the segment for one frame type and returns its name (segment_name(pid, handle)),
+  // with the writer's clock in its header (segment_options::clock = `clock`, the
+  // executable's perfdm_clock_<S>); called before the handle is written. May throw: the attach is
+  // then rolled back and fails with segment_failed (an attach_error it throws keeps its own code).
   std::function<std::string(int pid, const std::string& struct_name, const std::string& descriptor,
-                            std::uint64_t handle)>
+                            std::uint64_t handle, std::uint32_t clock)>
       create_segment;
   // Take over a process whose handle is already non-zero (its old segment is removed and a
   // new handle written); without it that is already_attached.
@@ -46,6 +51,7 @@ struct attached_frame {
   std::uint64_t handle = 0;
   std::string segment;
   std::string descriptor;
+  std::uint32_t clock = 0;  // format::clock_kind of the writer
 };
 
 struct attachment {
@@ -57,7 +63,8 @@ struct attachment {
 
 // The perfdm_handle_<S> + perfdm_layout_<S> pairs of an executable file, sorted by struct
 // name. Throws attach_error(no_symbol) for a file without any, with a descriptor missing or
-// without its bytes, or that is no readable executable.
+// without its bytes, a perfdm_clock_<S> that is not a uint32_t with its bytes, or that is no
+// readable executable; schema_mismatch for a clock this perfdm does not know.
 std::vector<frame_symbol> find_frame_symbols(const std::string& executable);
 
 // Attaches: also removes the segments of processes that no longer exist first. On any
@@ -76,7 +83,5 @@ std::size_t remove_stale_segments();
 
 // The names of the segments of one process present in /dev/shm, sorted.
 std::vector<std::string> process_segments(int pid);
-
-
 
 }  // namespace perfdm::shm

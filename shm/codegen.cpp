@@ -137,6 +137,9 @@ extern void* volatile perfdm_mapping_@S@;
 /* The layout descriptor (docs/FRAMES.md §2) and its FNV-1a hash. */
 extern const char perfdm_layout_@S@[];
 extern const uint64_t perfdm_layout_hash_@S@;
+/* The clock of perfdm_time (docs/FRAMES.md §3): 1 = TSC, 0 = CLOCK_MONOTONIC, 2 = the
+   reader's clock (`perfdm gen --clock reader`); perfdm reads it to create the segment. */
+extern const uint32_t perfdm_clock_@S@;
 
 void perfdm_write_@S@_observing(perfdm_@S@_frame* frame);
 
@@ -205,24 +208,15 @@ struct perfdm_segment_header {
   std::uint32_t descriptor_size;
   std::uint32_t reserved0;
   std::uint64_t transition_drops;
-  std::uint32_t reserved[12];
+  std::uint64_t reader_clock_ns;
+  std::uint32_t reserved[10];
 };
 static_assert(sizeof(perfdm_segment_header) == 128, "segment header");
+static_assert(offsetof(perfdm_segment_header, reader_clock_ns) == 80, "segment header");
 static_assert(offsetof(perfdm_segment_header, transition_drops) == 72, "segment header");
 static_assert(offsetof(perfdm_segment_header, no_lane_drops) == 56, "segment header");
 
-#if defined(__x86_64__) || defined(__i386__)
-constexpr std::uint32_t perfdm_clock = @CLOCK_TSC@;
-inline std::uint64_t perfdm_now() { return __rdtsc(); }
-#else
-constexpr std::uint32_t perfdm_clock = @CLOCK_MONOTONIC@;
-inline std::uint64_t perfdm_now() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
-}
-#endif
-
+@CLOCK_CODE@
 // A segment this process mapped, with its geometry as checked when mapping. Never freed,
 // so its address names that mapping for good: a thread's lane remembers it.
 struct perfdm_mapping {
@@ -244,7 +238,8 @@ struct perfdm_lane {
   std::uint64_t* head;
   char* slots;
   std::uint64_t mask;
-  std::uint64_t next;  // frames committed in the lane
+  std::uint64_t next;                  // frames committed in the lane
+  const std::uint64_t* reader_clock;  // the header's reader_clock_ns
 };
 
 // Gives the thread's lane back when the thread exits (armed when a lane is claimed). A
@@ -376,7 +371,8 @@ __attribute__((noinline, cold)) bool perfdm_claim(const perfdm_mapping* m, perfd
                                      __ATOMIC_RELAXED))
       continue;
     auto* head = reinterpret_cast<std::uint64_t*>(lane + 64);
-    t = perfdm_lane{m, owner, head, lane + 128, m->mask, __atomic_load_n(head, __ATOMIC_ACQUIRE)};
+    t = perfdm_lane{m, owner, head, lane + 128, m->mask, __atomic_load_n(head, __ATOMIC_ACQUIRE),
+                    &m->header->reader_clock_ns};
     r.lane = &t;
     return true;
   }
@@ -389,7 +385,7 @@ __attribute__((noinline, cold)) bool perfdm_claim(const perfdm_mapping* m, perfd
 // filled it, so the copy never waits on store forwarding.
 template <std::size_t FrameSize, class Frame, void (*CopyFields)(char*, const Frame*)>
 inline void perfdm_commit(perfdm_lane& t, const Frame* frame) {
-  const std::uint64_t time = perfdm_now();
+  const std::uint64_t time = perfdm_now(t.reader_clock);
   const std::uint64_t i = t.next;
   char* slot = t.slots + (i & t.mask) * FrameSize;
   auto* seq = reinterpret_cast<std::uint64_t*>(slot);
@@ -457,6 +453,32 @@ inline void perfdm_write(perfdm_writer& w, perfdm_lane& t, perfdm_release_of_thr
 }  // namespace
 )";
 
+// perfdm_now(reader_clock): the stamp of a frame, per --clock.
+constexpr const char* clock_tsc_code =
+    R"(// --clock tsc: the time stamp counter, converted to CLOCK_MONOTONIC ns by the reader.
+#if defined(__x86_64__) || defined(__i386__)
+constexpr std::uint32_t perfdm_clock = @CLOCK_TSC@;
+inline std::uint64_t perfdm_now(const std::uint64_t*) { return __rdtsc(); }
+#else
+constexpr std::uint32_t perfdm_clock = @CLOCK_MONOTONIC@;
+inline std::uint64_t perfdm_now(const std::uint64_t*) {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
+}
+#endif
+)";
+
+constexpr const char* clock_reader_code =
+    R"(// --clock reader: no clock is read per frame. The reader keeps the header's reader_clock_ns
+// at CLOCK_MONOTONIC ns whenever it polls; a frame is stamped with that word (one relaxed
+// load of a cache line the reader writes rarely), so it is at most one polling period early.
+constexpr std::uint32_t perfdm_clock = @CLOCK_READER@;
+inline std::uint64_t perfdm_now(const std::uint64_t* reader_clock) {
+  return __atomic_load_n(reader_clock, __ATOMIC_RELAXED);
+}
+)";
+
 constexpr const char* source_struct = R"(
 // struct @S@
 static_assert(sizeof(perfdm_@S@_frame) == @SIZE@, "perfdm_@S@_frame: layout");
@@ -479,6 +501,7 @@ __attribute__((used)) void* volatile perfdm_mapping_@S@ = nullptr;
 __attribute__((used)) const char perfdm_layout_@S@[] =
 @DESCRIPTOR@;
 __attribute__((used)) const std::uint64_t perfdm_layout_hash_@S@ = @HASH@;
+__attribute__((used)) const std::uint32_t perfdm_clock_@S@ = perfdm_clock;
 
 void perfdm_write_@S@_observing(perfdm_@S@_frame* frame) {
   perfdm_write<sizeof(perfdm_@S@_frame), perfdm_@S@_frame, perfdm_copy_fields_@S@>(
@@ -498,8 +521,15 @@ void perfdm_after_fork() {
 }  // namespace
 )";
 
+std::optional<writer_clock> parse_writer_clock(std::string_view name) {
+  if (name == "tsc") return writer_clock::tsc;
+  if (name == "reader") return writer_clock::reader;
+  return std::nullopt;
+}
+
 generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
-                                     const std::string& stem, const std::string& schema_name) {
+                                     const std::string& stem, const std::string& schema_name,
+                                     writer_clock clock) {
   generated_files g;
   g.header_name = stem + "_frames.h";
   g.source_name = stem + "_frames.cpp";
@@ -513,9 +543,13 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
       {"VERSION", std::to_string(format::version)},
       {"CLOCK_TSC", std::to_string(format::clock_tsc)},
       {"CLOCK_MONOTONIC", std::to_string(format::clock_monotonic)},
+      {"CLOCK_READER", std::to_string(format::clock_reader)},
   };
   g.header = fill(header_top, common);
-  g.source = fill(source_top, common);
+  g.source = fill(
+      fill(source_top,
+           {{"CLOCK_CODE", clock == writer_clock::reader ? clock_reader_code : clock_tsc_code}}),
+      common);
   for (const auto& l : layouts) {
     const std::string& s = l.struct_name;
     const std::string descriptor = layout_descriptor(l);
@@ -582,10 +616,11 @@ std::string schema_stem(const std::string& schema_path) {
 }
 
 std::vector<std::string> write_frames_code(const std::string& schema_path,
-                                           const std::string& out_dir) {
+                                           const std::string& out_dir, writer_clock clock) {
   const auto layouts = parse_schema_file(schema_path);
-  const auto g = generate_frames_code(layouts, schema_stem(schema_path),
-                                      std::filesystem::path(schema_path).filename().string());
+  const auto g =
+      generate_frames_code(layouts, schema_stem(schema_path),
+                           std::filesystem::path(schema_path).filename().string(), clock);
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw std::runtime_error("cannot create the directory " + out_dir + ": " + ec.message());

@@ -3,7 +3,9 @@
 // write_generated.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shm/layout.hpp"
@@ -17,9 +19,19 @@ struct generated_files {
   std::string source;
 };
 
+// Where a generated write takes perfdm_time from (`perfdm gen --clock`, docs/FRAMES.md §3):
+// tsc reads the time stamp counter per frame (CLOCK_MONOTONIC where there is none); reader
+// copies the time the reader last stored in the segment header (clock_reader), which
+// costs no clock read and is accurate to the reader's polling period.
+enum class writer_clock { tsc, reader };
+
+// "tsc" or "reader"; nullopt for anything else.
+std::optional<writer_clock> parse_writer_clock(std::string_view name);
+
 // `schema_name` only appears in the files' first comment.
 generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
-                                     const std::string& stem, const std::string& schema_name);
+                                     const std::string& stem, const std::string& schema_name,
+                                     writer_clock clock = writer_clock::tsc);
 
 // The stem of a schema path: its file name without the extension ("a/demo.frames" -> "demo").
 std::string schema_stem(const std::string& schema_path);
@@ -27,6 +39,7 @@ std::string schema_stem(const std::string& schema_path);
 // Parses the schema and writes both files into out_dir (created if missing); returns their
 // paths. Throws schema_error for the schema, std::runtime_error for the files.
 std::vector<std::string> write_frames_code(const std::string& schema_path,
-                                           const std::string& out_dir);
+                                           const std::string& out_dir,
+                                           writer_clock clock = writer_clock::tsc);
 
 }  // namespace perfdm::shm

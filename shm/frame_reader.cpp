@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <new>
 #include <utility>
 
@@ -84,7 +85,8 @@ frame_reader::frame_reader(const std::string& segment_name)
     if (h.lane_capacity == 0 || h.lane_capacity > format::max_capacity ||
         (h.lane_capacity & (h.lane_capacity - 1)) != 0)
       throw bad("lane capacity " + std::to_string(h.lane_capacity) + " is not a power of two");
-    if (h.clock != format::clock_monotonic && h.clock != format::clock_tsc)
+    if (h.clock != format::clock_monotonic && h.clock != format::clock_tsc &&
+        h.clock != format::clock_reader)
       throw bad("unknown clock " + std::to_string(h.clock));
     frame_size_ = h.frame_size;
     lanes_ = h.lane_count;
@@ -98,14 +100,55 @@ frame_reader::frame_reader(const std::string& segment_name)
     next_.assign(lanes_, 0);
     buffer_.resize(frame_size_);
     clock_ = frame_clock(h.clock);
+    clock_kind_ = h.clock;
+    if (h.clock == format::clock_reader) map_reader_clock();
   } catch (...) {
+    if (clock_map_) ::munmap(clock_map_, format::page);
+    clock_map_ = nullptr;
     ::munmap(map_, map_size_);
     map_ = nullptr;
     throw;
   }
 }
 
+// The frames stay mapped read-only; only the header's first page, which holds the clock
+// word, is mapped writable, and only for a segment whose writer takes its time from it.
+void frame_reader::map_reader_clock() {
+  const int fd = ::shm_open(("/" + name_).c_str(), O_RDWR, 0);
+  if (fd < 0)
+    throw shm_error("the segment " + name_ +
+                    " is stamped with its reader's clock, which its reader must write, but it "
+                    "cannot be opened for writing: " +
+                    strerror(errno));
+  void* p = ::mmap(nullptr, format::page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int e = errno;
+  ::close(fd);
+  if (p == MAP_FAILED)
+    throw shm_error("cannot map the header of the segment " + name_ +
+                    " for writing: " + strerror(e));
+  clock_map_ = p;
+  reader_clock_ = reinterpret_cast<std::uint64_t*>(static_cast<char*>(p) +
+                                                   offsetof(format::header, reader_clock_ns));
+  advance_reader_clock();
+}
+
+void frame_reader::advance_reader_clock() {
+  if (!reader_clock_) return;
+  const auto now = static_cast<std::uint64_t>(monotonic_now_ns());
+  // Never backwards: another reader of the same segment may have stored a later time.
+  std::uint64_t seen = __atomic_load_n(reader_clock_, __ATOMIC_RELAXED);
+  while (seen < now && !__atomic_compare_exchange_n(reader_clock_, &seen, now, true,
+                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
+std::int64_t frame_reader::reader_clock_ns() const {
+  if (!header_ || clock_kind_ != format::clock_reader) return 0;
+  return static_cast<std::int64_t>(__atomic_load_n(&header_->reader_clock_ns, __ATOMIC_RELAXED));
+}
+
 frame_reader::~frame_reader() {
+  if (clock_map_) ::munmap(clock_map_, format::page);
   if (map_) ::munmap(map_, map_size_);
 }
 
@@ -124,7 +167,10 @@ frame_reader::frame_reader(frame_reader&& other) noexcept
       buffer_(std::move(other.buffer_)),
       counts_(other.counts_),
       gone_(other.gone_),
-      clock_(other.clock_) {}
+      clock_(other.clock_),
+      clock_kind_(other.clock_kind_),
+      clock_map_(std::exchange(other.clock_map_, nullptr)),
+      reader_clock_(std::exchange(other.reader_clock_, nullptr)) {}
 
 frame_reader& frame_reader::operator=(frame_reader&& other) noexcept {
   if (this != &other) {

@@ -62,7 +62,19 @@ class frame_reader {
   // Σ head over the lanes: frames committed so far (read + lost once drained).
   std::uint64_t committed() const;
 
+  std::uint32_t clock() const { return clock_kind_; }  // format::clock_kind of the segment
+  // With clock_reader the writer stamps frames with the header's reader_clock_ns, which
+  // every poll sets to CLOCK_MONOTONIC now (never backwards, whichever reader is faster):
+  // a frame is stamped with the time of the last poll before it was written. The reader
+  // must therefore poll at least as often as stamps need to be accurate, even when idle.
+  bool uses_reader_clock() const { return reader_clock_ != nullptr; }
+  // Sets reader_clock_ns to now (clock_reader segments only; poll does it first).
+  void advance_reader_clock();
+  // The header's reader_clock_ns (0 for other clocks).
+  std::int64_t reader_clock_ns() const;
+
  private:
+  void map_reader_clock();
   const std::byte* lane(std::uint32_t i) const { return lanes_base_ + std::size_t(i) * stride_; }
   static std::uint64_t load_acquire(const std::byte* p) {
     return __atomic_load_n(reinterpret_cast<const std::uint64_t*>(p), __ATOMIC_ACQUIRE);
@@ -81,6 +93,9 @@ class frame_reader {
   counts counts_;
   bool gone_ = false;
   frame_clock clock_;
+  std::uint32_t clock_kind_ = format::clock_monotonic;
+  void* clock_map_ = nullptr;              // the header page mapped writable (clock_reader)
+  std::uint64_t* reader_clock_ = nullptr;  // header::reader_clock_ns in clock_map_
 };
 
 template <class F>
@@ -90,6 +105,7 @@ std::size_t frame_reader::poll(F&& f) {
 
 template <class F>
 std::size_t frame_reader::poll_lanes(F&& f) {
+  if (reader_clock_) advance_reader_clock();
   clock_.refine();
   std::size_t n = 0;
   std::byte* copy = buffer_.data();

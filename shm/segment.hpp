@@ -8,6 +8,7 @@
 #include <string>
 
 #include "shm/layout.hpp"
+#include "shm/segment_format.hpp"
 
 namespace perfdm::shm {
 
@@ -17,15 +18,18 @@ constexpr std::uint64_t max_segment_size = std::uint64_t(1) << 30;
 struct segment_options {
   std::uint32_t lanes = 16;       // writer threads that can write at once
   std::uint32_t capacity = 4096;  // frames per lane, a power of two
+  // The writer's clock (format::clock_kind): what its executable says (perfdm_clock_<S>),
+  // the machine's native clock for executables generated before there was a choice.
+  std::uint32_t clock = format::native_clock();
 };
 
 class segment {
  public:
   // Creates perfdm.<target_pid>.<handle>, sized for the layout and options, with its header
   // (writer_state waiting), its pages reserved. Throws shm_error: handle 0, options out of
-  // range, more than max_segment_size, a segment of that name exists, not enough shared
-  // memory, or the system refuses. The segment belongs to the target's user when
-  // perfdm may give it away (root attaching to another user's program).
+  // range, an unknown clock, more than max_segment_size, a segment of that name exists, not enough
+  // shared memory, or the system refuses. The segment belongs to the target's user when perfdm may
+  // give it away (root attaching to another user's program).
   static segment create(int target_pid, std::uint64_t handle, const frame_layout& layout,
                         segment_options options = {});
 

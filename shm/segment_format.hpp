@@ -13,7 +13,9 @@ constexpr char magic[8] = {'P', 'E', 'R', 'F', 'D', 'M', 'F', '1'};
 constexpr std::uint32_t version = 1;
 constexpr std::uint32_t page = 4096;  // the header size is a multiple of this
 
-enum clock_kind : std::uint32_t { clock_monotonic = 0, clock_tsc = 1 };
+// clock_reader: the writer copies perfdm_time from header::reader_clock_ns, which the
+// reader keeps current (CLOCK_MONOTONIC ns) whenever it polls; no clock read per frame.
+enum clock_kind : std::uint32_t { clock_monotonic = 0, clock_tsc = 1, clock_reader = 2 };
 enum writer_state : std::uint32_t {
   writer_waiting = 0,
   writer_attached = 1,
@@ -40,10 +42,15 @@ struct header {
   std::uint32_t descriptor_size;  // bytes of the descriptor, without its NUL
   std::uint32_t reserved0;
   std::uint64_t transition_drops;  // frames dropped while another thread opened the segment
-  std::uint32_t reserved[12];
+  // clock_reader only: CLOCK_MONOTONIC ns, set by the creator and by every poll of a reader,
+  // never decreasing; the writer's perfdm_time. Its cache line is otherwise written only on
+  // the writer's transitions, so it stays shared in the writers' caches between polls.
+  std::uint64_t reader_clock_ns;
+  std::uint32_t reserved[10];
 };
 static_assert(offsetof(header, no_lane_drops) == 56, "header layout");
 static_assert(offsetof(header, transition_drops) == 72, "header layout");
+static_assert(offsetof(header, reader_clock_ns) == 80, "header layout");
 static_assert(sizeof(header) == 128, "header layout");
 constexpr std::size_t descriptor_offset = sizeof(header);  // descriptor_size bytes and a NUL
 

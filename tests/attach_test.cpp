@@ -50,7 +50,7 @@ struct target_program {
 
 // The segment callback of the tests: a real shared-memory object, as perfdm makes one.
 std::string create_real_segment(int pid, const std::string&, const std::string& descriptor,
-                                std::uint64_t handle) {
+                                std::uint64_t handle, std::uint32_t) {
   const std::string name = format::segment_name(pid, handle);
   bip::shared_memory_object shm(bip::create_only, name.c_str(), bip::read_write);
   shm.truncate(static_cast<bip::offset_t>(4096 + descriptor.size()));
@@ -210,9 +210,10 @@ TEST_CASE("attach: a failure part-way rolls everything back", "[attach]") {
   SECTION("the second segment cannot be made") {
     attach_options o;
     int calls = 0;
-    o.create_segment = [&](int p, const std::string& s, const std::string& d, std::uint64_t h) {
+    o.create_segment = [&](int p, const std::string& s, const std::string& d, std::uint64_t h,
+                           std::uint32_t c) {
       if (++calls == 2) throw std::runtime_error("out of shared memory");
-      return create_real_segment(p, s, d, h);
+      return create_real_segment(p, s, d, h, c);
     };
     std::string message;
     CHECK(attach_error_code(pid, o, &message) == attach_errc::segment_failed);
@@ -221,8 +222,9 @@ TEST_CASE("attach: a failure part-way rolls everything back", "[attach]") {
   }
   SECTION("the segment is created under another name than the program will open") {
     attach_options o;
-    o.create_segment = [&](int p, const std::string& s, const std::string& d, std::uint64_t h) {
-      create_real_segment(p, s, d, h);
+    o.create_segment = [&](int p, const std::string& s, const std::string& d, std::uint64_t h,
+                           std::uint32_t c) {
+      create_real_segment(p, s, d, h, c);
       return std::string("somewhere-else");
     };
     CHECK(attach_error_code(pid, o) == attach_errc::segment_failed);

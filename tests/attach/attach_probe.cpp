@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   perfdm::shm::attach_options options;
-  options.create_segment = [](int p, const std::string&, const std::string&, std::uint64_t h) {
+  options.create_segment = [](int p, const std::string&, const std::string&, std::uint64_t h,
+                              std::uint32_t) {
     return perfdm::shm::format::segment_name(p, h);  // never reached when attach is refused
   };
   try {
