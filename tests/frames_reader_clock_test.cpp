@@ -34,6 +34,21 @@ int run(const std::vector<std::string>& argv, const std::string& name) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// tests/frames/writer.cpp built on a `perfdm gen --clock reader` component in a fresh
+// directory named `name`; returns the executable's path.
+std::string build_reader_clock_writer(const std::string& name) {
+  const std::string dir = frames_test::temp_path(name);
+  REQUIRE(run({PERFDM_BINARY, "gen", PERFDM_SOURCE_DIR "/tests/frames/test.frames", "-o", dir,
+               "--clock", "reader"},
+              name + ".gen") == 0);
+  const std::string writer_path = dir + "/writer";
+  REQUIRE(run({"/usr/bin/g++", "-std=c++17", "-O1", "-I" + dir, "-I" PERFDM_SOURCE_DIR,
+               PERFDM_SOURCE_DIR "/tests/frames/writer.cpp", dir + "/test_frames.cpp", "-o",
+               writer_path, "-lpthread"},
+              name + ".cxx") == 0);
+  return writer_path;
+}
+
 }  // namespace
 
 TEST_CASE("frames reader clock: generated, compiled from C, stamped with the reader's time") {
@@ -116,15 +131,7 @@ TEST_CASE("frames reader clock: a tsc writer refuses a reader-clock segment, gen
 
 TEST_CASE("frames reader clock: ATTACH a reader-clock program, every frame reaches the histogram",
           "[ingest]") {
-  const std::string dir = frames_test::temp_path("reader_clock_ingest");
-  REQUIRE(run({PERFDM_BINARY, "gen", PERFDM_SOURCE_DIR "/tests/frames/test.frames", "-o", dir,
-               "--clock", "reader"},
-              "gen2") == 0);
-  const std::string writer_path = dir + "/writer";
-  REQUIRE(run({"/usr/bin/g++", "-std=c++17", "-O1", "-I" + dir, "-I" PERFDM_SOURCE_DIR,
-               PERFDM_SOURCE_DIR "/tests/frames/writer.cpp", dir + "/test_frames.cpp", "-o",
-               writer_path, "-lpthread"},
-              "cxx2") == 0);
+  const std::string writer_path = build_reader_clock_writer("reader_clock_ingest");
   child writer({writer_path}, "", frames_test::temp_path("ingest.err"));
   auto o = perfdm::test::live_engine::options();
   o.engine.base_width = 10'000'000;
@@ -154,15 +161,7 @@ TEST_CASE("frames reader clock: ATTACH a reader-clock program, every frame reach
 }
 
 TEST_CASE("frames reader clock: a spinning writer's stamps are the polls' times, in order") {
-  const std::string dir = frames_test::temp_path("reader_clock_spin");
-  REQUIRE(run({PERFDM_BINARY, "gen", PERFDM_SOURCE_DIR "/tests/frames/test.frames", "-o", dir,
-               "--clock", "reader"},
-              "gen3") == 0);
-  const std::string writer_path = dir + "/writer";
-  REQUIRE(run({"/usr/bin/g++", "-std=c++17", "-O1", "-I" + dir, "-I" PERFDM_SOURCE_DIR,
-               PERFDM_SOURCE_DIR "/tests/frames/writer.cpp", dir + "/test_frames.cpp", "-o",
-               writer_path, "-lpthread"},
-              "cxx3") == 0);
+  const std::string writer_path = build_reader_clock_writer("reader_clock_spin");
   child writer({writer_path}, "", frames_test::temp_path("spin.err"));
   const auto layout = parse_schema_file(PERFDM_SOURCE_DIR "/tests/frames/test.frames")[0];
   segment_options o{1, 1u << 16};

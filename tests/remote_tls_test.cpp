@@ -59,13 +59,17 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
+// The tests make their certificates with the openssl command (scripts/setup.sh installs it).
+bool openssl_command_present() {
+  if (shell("command -v openssl >/dev/null") == 0) return true;
+  WARN("the openssl command is missing (scripts/setup.sh installs it): TLS not tested");
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("remote TLS: only clients with a certificate signed by the CA get in", "[remote][tls]") {
-  if (shell("command -v openssl >/dev/null") != 0) {
-    WARN("the openssl command is missing (scripts/setup.sh installs it): TLS not tested");
-    return;
-  }
+  if (!openssl_command_present()) return;
   certificates certs;
   REQUIRE(certs.ok);
   published_engine engine(certs.options("engine"));
@@ -120,10 +124,7 @@ TEST_CASE("remote TLS: incomplete TLS options are refused before anything starts
 
 TEST_CASE("remote TLS: a daemon without a certificate is refused, half TLS options too",
           "[remote][tls][daemon]") {
-  if (shell("command -v openssl >/dev/null") != 0) {
-    WARN("the openssl command is missing (scripts/setup.sh installs it): TLS not tested");
-    return;
-  }
+  if (!openssl_command_present()) return;
   certificates certs;
   REQUIRE(certs.ok);
   published_engine engine(certs.options("engine"));
@@ -147,10 +148,7 @@ TEST_CASE("remote TLS: a daemon without a certificate is refused, half TLS optio
 
 TEST_CASE("remote TLS: a daemon through TLS registers and its samples reach a TLS client",
           "[remote][tls][daemon]") {
-  if (shell("command -v openssl >/dev/null") != 0) {
-    WARN("the openssl command is missing (scripts/setup.sh installs it): TLS not tested");
-    return;
-  }
+  if (!openssl_command_present()) return;
   certificates certs;
   REQUIRE(certs.ok);
   published_engine engine(certs.options("engine"));
