@@ -50,6 +50,30 @@ component_aggregator joined_at_0_2(double a_value = 1, double b_value = 2) {
   return a;
 }
 
+// Random back-to-back reports of components, boundaries on a 0.05 s grid; counts what was sent.
+struct random_reports {
+  std::mt19937 rng;
+  std::uniform_int_distribution<int> step{1, 7};  // in 0.05 s
+  std::uniform_int_distribution<int> value{0, 100};
+  std::map<std::string, int> at;  // where each component's reports end, in steps
+  double sent = 0;
+
+  explicit random_reports(unsigned seed) : rng(seed) {}
+
+  // The next `count` samples of `name`, each starting where the previous one ended.
+  std::vector<sample> next(const std::string& name, int count) {
+    std::vector<sample> batch;
+    for (int k = 0; k < count; ++k) {
+      int from = at[name], to = from + step(rng);
+      double v = value(rng);
+      batch.push_back(s(from * 0.05, to * 0.05, v));
+      sent += v;
+      at[name] = to;
+    }
+    return batch;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("components: an interval is emitted once every live component reported it, summed",
@@ -203,13 +227,9 @@ TEST_CASE("components: an MI a component never reports is not held back by it", 
 TEST_CASE("components: nothing received is lost, and time only moves forward", "[aggregator]") {
   // Three components with random boundaries, one removed midway and one joining late; every
   // amount sent comes out exactly once, and the emitted (not late) intervals never overlap.
-  std::mt19937 rng(12345);
-  std::uniform_int_distribution<int> step(1, 7);  // in 0.05 s
-  std::uniform_int_distribution<int> value(0, 100);
+  random_reports r(12345);
   auto a = make_aggregator();
-  std::map<std::string, int> at{{"a", 0}, {"b", 0}, {"c", 0}};
   std::set<std::string> alive{"a", "b"};
-  double sent = 0;
   std::vector<sample> out;
   for (int round = 0; round < 400; ++round) {
     if (round == 150) {
@@ -218,27 +238,19 @@ TEST_CASE("components: nothing received is lost, and time only moves forward", "
     }
     if (round == 100) alive.insert("c");
     std::vector<std::string> names(alive.begin(), alive.end());
-    auto& name = names[std::uniform_int_distribution<std::size_t>(0, names.size() - 1)(rng)];
-    std::vector<sample> batch;
-    for (int k = 0; k < 3; ++k) {
-      int from = at[name], to = from + step(rng);
-      double v = value(rng);
-      batch.push_back(s(from * 0.05, to * 0.05, v));
-      sent += v;
-      at[name] = to;
-    }
-    a.add_samples(name, batch, out);
+    auto& name = names[std::uniform_int_distribution<std::size_t>(0, names.size() - 1)(r.rng)];
+    a.add_samples(name, r.next(name, 3), out);
   }
   REQUIRE(a.remove_component("a", out));
   REQUIRE(a.remove_component("c", out));
   CHECK(a.pending() == 0);
-  CHECK(total(out) == Approx(sent).epsilon(1e-9));
+  CHECK(total(out) == Approx(r.sent).epsilon(1e-9));
   double reached = -1;
   for (auto& x : out) {
     REQUIRE(x.end >= x.start);
     if (x.start >= reached - 1e-9) reached = std::max(reached, x.end);  // an aggregated one
   }
-  CHECK(reached == Approx(std::max({at["a"], at["b"], at["c"]}) * 0.05));
+  CHECK(reached == Approx(std::max({r.at["a"], r.at["b"], r.at["c"]}) * 0.05));
 }
 
 namespace {
@@ -313,30 +325,18 @@ TEST_CASE("components: an MI joined after a watermark starts at it", "[aggregato
 TEST_CASE("components: with watermarks nothing received is lost", "[aggregator]") {
   // Two components with random boundaries; "q" goes quiet midway and sends only watermarks
   // (some of them behind what it reported), while "r" reports on. Every amount comes out once.
-  std::mt19937 rng(777);
-  std::uniform_int_distribution<int> step(1, 7);  // in 0.05 s
-  std::uniform_int_distribution<int> value(0, 100);
+  random_reports r(777);
   auto a = make_aggregator();
-  std::map<std::string, int> at{{"q", 0}, {"r", 0}};
-  double sent = 0;
   std::vector<sample> out;
   for (int round = 0; round < 300; ++round) {
     const std::string name = round < 100 && round % 2 ? "q" : "r";
-    std::vector<sample> batch;
-    for (int k = 0; k < 2; ++k) {
-      int from = at[name], to = from + step(rng);
-      double v = value(rng);
-      batch.push_back(s(from * 0.05, to * 0.05, v));
-      sent += v;
-      at[name] = to;
-    }
-    a.add_samples(name, batch, out);
-    if (round >= 100) a.add_watermark("q", to_ns((at["r"] - step(rng)) * 0.05), out);
+    a.add_samples(name, r.next(name, 2), out);
+    if (round >= 100) a.add_watermark("q", to_ns((r.at["r"] - r.step(r.rng)) * 0.05), out);
   }
   // "q" no longer holds the MI back: it follows "r" up to the last watermark.
-  CHECK(a.aggregated_time(counter_mi) > to_ns(at["q"] * 0.05));
+  CHECK(a.aggregated_time(counter_mi) > to_ns(r.at["q"] * 0.05));
   REQUIRE(a.remove_component("q", out));
   REQUIRE(a.remove_component("r", out));
   CHECK(a.pending() == 0);
-  CHECK(total(out) == Approx(sent).epsilon(1e-9));
+  CHECK(total(out) == Approx(r.sent).epsilon(1e-9));
 }

@@ -12,8 +12,8 @@
 #include "messages/dm_error.hpp"
 #include "messages/source_messages.hpp"
 #include "messages/type_registry.hpp"
-#include "tests/in_process_config.hpp"
 #include "messages/xml_codec.hpp"
+#include "tests/in_process_config.hpp"
 
 using namespace perfdm;
 
@@ -57,6 +57,16 @@ struct fixture {
     return out;
   }
 
+  // A COUNTER metric `name`, collected for the whole program on a stream of the client's:
+  // its MI.
+  mi_handle counter_mi(const std::string& name) {
+    ask<metric_info>(define_metric{name, metric_style::counter, ""});
+    auto stream = ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(client)}).stream;
+    return ask<mi_info>(
+               enable_request{stream, name, {}, phase_ref{phase_type::global, false, {}}, {}})
+        .id;
+  }
+
   std::vector<double> buckets(mi_handle mi) {
     return ask<histogram_data>(data_request{mi, phase_ref{phase_type::global, false, {}}}).values;
   }
@@ -78,12 +88,7 @@ struct fixture {
 TEST_CASE("components: the DM aggregates two component sources and removes one that goes down",
           "[aggregator][dm]") {
   fixture f;
-  f.ask<metric_info>(define_metric{"work.requests", metric_style::counter, ""});
-  auto stream = f.ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(f.client)}).stream;
-  auto mi =
-      f.ask<mi_info>(enable_request{
-                         stream, "work.requests", {}, phase_ref{phase_type::global, false, {}}, {}})
-          .id;
+  auto mi = f.counter_mi("work.requests");
   f.registered(*f.a, "node-a:1");
   f.registered(*f.b, "node-b:2");
   auto status = f.ask<status_info>(status_query{});
@@ -121,11 +126,7 @@ TEST_CASE("components: the DM aggregates two component sources and removes one t
 
 TEST_CASE("components: a component's invalid samples are refused whole", "[aggregator][dm]") {
   fixture f;
-  f.ask<metric_info>(define_metric{"m", metric_style::counter, ""});
-  auto stream = f.ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(f.client)}).stream;
-  auto mi =
-      f.ask<mi_info>(enable_request{stream, "m", {}, phase_ref{phase_type::global, false, {}}, {}})
-          .id;
+  auto mi = f.counter_mi("m");
   f.registered(*f.a, "node-a:1");
   bool refused = false;
   f.a.value()
@@ -141,11 +142,7 @@ TEST_CASE("components: a component's invalid samples are refused whole", "[aggre
 TEST_CASE("components: a watermark out of range is refused whole, a valid one lets data in",
           "[aggregator][dm]") {
   fixture f;
-  f.ask<metric_info>(define_metric{"m", metric_style::counter, ""});
-  auto stream = f.ask<stream_opened>(open_stream{caf::actor_cast<caf::actor>(f.client)}).stream;
-  auto mi =
-      f.ask<mi_info>(enable_request{stream, "m", {}, phase_ref{phase_type::global, false, {}}, {}})
-          .id;
+  auto mi = f.counter_mi("m");
   f.registered(*f.a, "node-a:1");
   f.registered(*f.b, "node-b:1");
   f.send(*f.a, {sample{mi, 0, 0.2, 1}});

@@ -62,6 +62,25 @@ std::vector<std::size_t> common(const std::vector<std::vector<double>>& hs, std:
   return out;
 }
 
+// Waits until MI 0 (the whole program) and MI 1 (node-1's process) have at least 3 complete
+// buckets with data from bucket `from` on (the last two, still filling, left out), then checks
+// that in each the whole program is node-1's alone.
+void check_whole_is_node1_from(const published_engine& engine, std::size_t from) {
+  std::vector<std::vector<double>> hs;
+  std::vector<std::size_t> after;
+  REQUIRE(eventually([&] {
+    hs = {buckets(engine, 0), buckets(engine, 1)};
+    auto last = std::min(hs[0].size(), hs[1].size());
+    after = common(hs, from, last < 2 ? 0 : last - 2);
+    return after.size() >= 3;
+  }));
+  for (auto k : after) {
+    INFO("bucket " << k);
+    CHECK(hs[0][k] == Approx(hs[1][k]).epsilon(1e-9));
+    CHECK(hs[0][k] > 0);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("daemons: the engine aggregates two daemons, one killed is removed, the other goes on",
@@ -127,19 +146,7 @@ TEST_CASE("daemons: the engine aggregates two daemons, one killed is removed, th
   CHECK(status.out.find("node-2") == std::string::npos);
 
   // The data continues from node-1: later buckets of the whole program are node-1's alone.
-  auto removed_at = buckets(engine, 0).size();
-  std::vector<std::size_t> after;
-  REQUIRE(eventually([&] {
-    hs = {buckets(engine, 0), buckets(engine, 1)};
-    auto last = std::min(hs[0].size(), hs[1].size());
-    after = common(hs, removed_at + 1, last < 2 ? 0 : last - 2);
-    return after.size() >= 3;
-  }));
-  for (auto k : after) {
-    INFO("bucket " << k);
-    CHECK(hs[0][k] == Approx(hs[1][k]).epsilon(1e-9));
-    CHECK(hs[0][k] > 0);
-  }
+  check_whole_is_node1_from(engine, buckets(engine, 0).size() + 1);
   CHECK(d1->exited() == false);
 }
 
@@ -166,19 +173,7 @@ TEST_CASE("daemons: a daemon whose process exited does not hold the aggregate ba
   REQUIRE(eventually([&] { return w2.exited(); }));
   const auto killed_at = std::max(buckets(engine, 0).size(), buckets(engine, 1).size()) + 2;
   // The whole program goes on with node-1's data alone, although node-2 is still a component.
-  std::vector<std::vector<double>> hs;
-  std::vector<std::size_t> after;
-  REQUIRE(eventually([&] {
-    hs = {buckets(engine, 0), buckets(engine, 1)};
-    auto last = std::min(hs[0].size(), hs[1].size());
-    after = common(hs, killed_at, last < 2 ? 0 : last - 2);
-    return after.size() >= 3;
-  }));
-  for (auto k : after) {
-    INFO("bucket " << k);
-    CHECK(hs[0][k] == Approx(hs[1][k]).epsilon(1e-9));
-    CHECK(hs[0][k] > 0);
-  }
+  check_whole_is_node1_from(engine, killed_at);
   CHECK(d1->exited() == false);
   CHECK(d2->exited() == false);
   CHECK(run_client(engine.address(), {"STATUS"}).out.find("<COMPONENT NAME='node-2'/>") !=
