@@ -287,6 +287,9 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
     if (handle.error() == caf::sec::unexpected_actor_messaging_interface)
       err << "perfdm client: refused: the actor published at " << o.address
           << " has another interface than perfdm's remote_dm_actor (another version?)\n";
+    else if (handle.error() == caf::sec::connection_timeout)  // CAF gave up before `wait`
+      err << "perfdm client: " << o.address
+          << " did not answer the connection (the handshake timed out)\n";
     else if (handle.error() == caf::sec::disconnect_during_handshake)
       err << "perfdm client: refused: " << o.address
           << " closed the connection during the handshake (TLS on one side only, or a "

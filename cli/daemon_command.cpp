@@ -93,8 +93,12 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
   }
   auto& upstream = *connected;
   if (!upstream) {
-    err << "perfdm daemon: " << o.upstream
-        << " is no perfdm engine: " << sys.render(upstream.error()) << '\n';
+    if (upstream.error() == caf::sec::connection_timeout)  // CAF gave up before our wait
+      err << "perfdm daemon: " << o.upstream
+          << " accepted but did not answer as a perfdm engine (the handshake timed out)\n";
+    else
+      err << "perfdm daemon: " << o.upstream
+          << " is no perfdm engine: " << sys.render(upstream.error()) << '\n';
     return 2;
   }
 

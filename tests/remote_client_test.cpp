@@ -329,6 +329,11 @@ TEST_CASE("remote: bad addresses, silent peers, bad requests and a lost engine a
   auto silent = run_client("127.0.0.1:" + port, {"--timeout", "1", "STATUS"});
   CHECK(silent.status == 2);
   CHECK(silent.err.find("did not answer") != std::string::npos);
+  // CAF's own handshake timeout (from --timeout-ms) may end the wait first: the same answer.
+  auto impatient = run_client("127.0.0.1:" + port, {"--heartbeat-ms", "100", "--timeout-ms", "300",
+                                                    "--timeout", "20", "STATUS"});
+  CHECK(impatient.status == 2);
+  CHECK(impatient.err.find("did not answer the connection") != std::string::npos);
   close(s);
 
   published_engine engine;
