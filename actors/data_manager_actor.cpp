@@ -20,6 +20,7 @@
 #include "actors/process_registry_actor.hpp"
 #include "messages/process_commands.hpp"
 #include "actors/sampling_interval_actor.hpp"
+#include "dm/fold_order.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/native_messages.hpp"
@@ -38,13 +39,6 @@ struct mi_entry {
   metric_handle metric;
   focus_handle focus;
   mi_summary summary;
-};
-
-// A time base that must fold once: every histogram starting at `start` doubles to `width`.
-struct pending_fold {
-  time_ns start;
-  time_ns width;
-  bool global;  // the global time base (which the current phase may share)
 };
 
 // A SAMPLES request in progress: it pauses at each fold and resumes where it stopped.
@@ -362,13 +356,12 @@ class data_manager : public caf::event_based_actor {
       current_width_ = width_covering(now() - current_start_, options_.base_width);
   }
 
+  // B4/B5: the bases fold in the order they reach their ends (dm/fold_order.hpp).
   std::optional<pending_fold> next_fold() const {
-    if (any_mi() && now_ >= static_cast<time_ns>(bucket_count) * global_width_)
-      return pending_fold{0, global_width_ * 2, true};
-    if (!current_shares_global() && any_current_histogram() &&
-        now_ >= current_start_ + static_cast<time_ns>(bucket_count) * current_width_)
-      return pending_fold{current_start_, current_width_ * 2, false};
-    return std::nullopt;
+    return perfdm::next_fold(
+        time_base_view{any_mi(), global_width_, current_start_, current_width_,
+                       any_current_histogram()},
+        now_);
   }
 
   collection_view view() const {
@@ -773,7 +766,6 @@ class data_manager : public caf::event_based_actor {
   // One doubling of one time base (B4), its events (F1) and the interval (S1, S2).
   void fold(pending_fold f, continuation done, caf::response_promise rp) {
     bool shared = f.global && current_shares_global();
-    bool current_folds = (!f.global || shared) && any_current_histogram();
     if (f.global) global_width_ = f.width;
     if (!f.global || shared) current_width_ = f.width;
     std::vector<mi_handle> targets;
@@ -786,8 +778,9 @@ class data_manager : public caf::event_based_actor {
       if (!f.global || shared) types.push_back(phase_type::current);
       for (auto type : types)
         for (auto& [h, a] : streams_) send(a, fold_event{h, type, to_seconds(f.width)});
-      auto type = current_folds ? phase_type::current : phase_type::global;
-      apply_interval_rule(caf::make_message(si_fold{type, f.width, view()}), done);
+      apply_interval_rule(caf::make_message(si_fold{f.global, !f.global || shared, f.width,
+                                                    view()}),
+                          done);
     }, rp);
   }
 

@@ -7,7 +7,7 @@
 #include <caf/actor_system.hpp>
 #include <memory>
 
-#include "actors/histogram.hpp"
+#include "dm/histogram.hpp"
 #include "actors/native_source_actor.hpp"
 #include "actors/performance_stream_actor.hpp"
 #include "actors/request_recorder.hpp"

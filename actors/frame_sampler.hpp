@@ -24,7 +24,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/source_messages.hpp"
-#include "actors/histogram.hpp"
+#include "dm/histogram.hpp"
 #include "messages/time.hpp"
 #include "shm/layout.hpp"
 

@@ -8,8 +8,8 @@
 
 #include <caf/actor.hpp>
 
-#include "actors/metric_instance_state.hpp"
-#include "actors/sampling_interval_rules.hpp"
+#include "dm/metric_instance_state.hpp"
+#include "dm/sampling_interval_rules.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/inspect_macros.hpp"
 
@@ -88,7 +88,8 @@ struct si_unsubscribe {
   stream_handle stream;
 };
 struct si_fold {
-  phase_type type = phase_type::global;
+  bool global_base = false;   // the global histograms folded
+  bool current_base = false;  // the current phase's histograms folded
   time_ns width = 0;
   collection_view after;
 };
@@ -127,7 +128,7 @@ PERFDM_INSPECT(pm_start, x.name, x.now, x.global_width)
 PERFDM_INSPECT(pm_started, x.old_phase, x.phase, x.start, x.width)
 PERFDM_INSPECT(si_subscribe, x.stream, x.stream_actor)
 PERFDM_INSPECT(si_unsubscribe, x.stream)
-PERFDM_INSPECT(si_fold, x.type, x.width, x.after)
+PERFDM_INSPECT(si_fold, x.global_base, x.current_base, x.width, x.after)
 PERFDM_INSPECT(si_new_phase, x.after)
 PERFDM_INSPECT(si_enable, x.type, x.before, x.after)
 PERFDM_INSPECT(si_disable, x.before, x.after)

@@ -4,7 +4,7 @@
 
 #include <caf/stateful_actor.hpp>
 
-#include "actors/histogram.hpp"
+#include "dm/histogram.hpp"
 #include "actors/proc_sampler.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"

@@ -28,7 +28,7 @@ caf::behavior sampling_interval_actor(caf::event_based_actor* self, time_ns base
   return {
     [=](si_subscribe& x) { st->subscribers.insert_or_assign(x.stream, x.stream_actor); },
     [=](si_unsubscribe& x) { st->subscribers.erase(x.stream); },
-    [=](si_fold& x) { return announce(st->rules.on_fold(x.type, x.width, x.after)); },
+    [=](si_fold& x) { return announce(st->rules.on_fold(x.global_base, x.current_base, x.width, x.after)); },
     [=](si_new_phase& x) { return announce(st->rules.on_new_phase(x.after)); },
     [=](si_enable& x) { return announce(st->rules.on_enable(x.type, x.before, x.after)); },
     [=](si_disable& x) { return announce(st->rules.on_disable(x.before, x.after)); },

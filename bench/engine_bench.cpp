@@ -14,7 +14,7 @@
 #include <caf/all.hpp>
 
 #include "actors/data_manager_actor.hpp"
-#include "actors/metric_instance_state.hpp"
+#include "dm/metric_instance_state.hpp"
 #include "cli/session.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"

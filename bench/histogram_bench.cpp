@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "actors/histogram.hpp"
+#include "dm/histogram.hpp"
 
 using namespace perfdm;
 

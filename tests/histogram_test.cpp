@@ -1,5 +1,5 @@
 // Tests of the Data Manager histogram, rules B1-B8 (design/DM-SEMANTICS.md).
-#include "actors/histogram.hpp"
+#include "dm/histogram.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -159,6 +159,79 @@ TEST_CASE("B3 zero-length COUNTER sample adds its whole amount to the bucket of 
   CHECK(std::isnan(h.bucket(4)));
 }
 
+TEST_CASE("B3 B8 B2 a zero-length COUNTER sample at start goes whole to bucket 0",
+          "[histogram]") {
+  for (time_ns start : {time_ns{0}, 1 * ns_per_second}) {
+    INFO("start " << start);
+    histogram h(metric_style::counter, start, base_bucket_width);
+    std::vector<completed_bucket> done;
+    h.add(start, start, 1.0, &done);  // ends at start, not before it (B8)
+    CHECK(h.bucket(0) == 1.0);        // B2: touched, so no longer NaN
+    CHECK(h.last_bucket_with_data() == 0);
+    CHECK(done.empty());  // bucket 0 still filling (B7)
+    h.add(start + w0, start + w0, 2.0, &done);
+    REQUIRE(done.size() == 1);
+    CHECK(done[0].value == 1.0);
+    // A zero-length SAMPLED sample at start still carries no time.
+    histogram s(metric_style::sampled, start, base_bucket_width);
+    s.add(start, start, 1.0, nullptr);
+    CHECK(s.last_bucket_with_data() == -1);
+  }
+}
+
+TEST_CASE("B3 SAMPLED reads back as the shortest decimal naming its float", "[histogram]") {
+  histogram h(metric_style::sampled, 0, base_bucket_width);
+  std::vector<completed_bucket> done;
+  h.add(0, w0, 0.1, &done);
+  h.add(w0, 2 * w0, 2.7, &done);
+  h.add(2 * w0, 3 * w0, -1.0 / 3.0, &done);
+  h.add(3 * w0, 4 * w0, 1e-30, &done);
+  CHECK(h.bucket(0) == 0.1);  // not 0.10000000149011612
+  CHECK(h.bucket(1) == 2.7);
+  CHECK(h.bucket(2) == -0.33333334);
+  CHECK(h.bucket(3) == 1e-30);
+  REQUIRE(done.size() == 4);
+  CHECK(done[0].value == 0.1);  // the completed values read the same way
+  CHECK(done[1].value == 2.7);
+}
+
+TEST_CASE("B3 B4 SAMPLED levels that cancel read exactly 0", "[histogram]") {
+  SECTION("within one bucket") {
+    histogram h(metric_style::sampled, 0, base_bucket_width);
+    h.add(0, 50 * ms, 0.1, nullptr);
+    h.add(50 * ms, 100 * ms, 0.2, nullptr);
+    h.add(100 * ms, 200 * ms, -0.15, nullptr);
+    CHECK(h.bucket(0) == 0.0);
+  }
+  SECTION("in a bucket taken up again from float storage") {
+    histogram h(metric_style::sampled, 0, base_bucket_width);
+    h.add(0, 100 * ms, 0.3, nullptr);
+    h.add(200 * ms, 300 * ms, 1.0, nullptr);  // another bucket: bucket 0 is stored
+    h.add(100 * ms, 200 * ms, -0.3, nullptr);
+    CHECK(h.bucket(0) == 0.0);
+    // Adding on from 0 gives the exact mean of what follows.
+    h.add(100 * ms, 200 * ms, 0.6, nullptr);
+    CHECK(h.bucket(0) == approx_level(0.2));
+  }
+  SECTION("in a fold") {
+    histogram h(metric_style::sampled, 0, base_bucket_width);
+    h.add(0, 50 * ms, 0.6, nullptr);
+    h.add(250 * ms, 400 * ms, -0.2, nullptr);
+    h.fold();
+    CHECK(h.bucket(0) == 0.0);
+  }
+  SECTION("levels that nearly cancel keep their difference") {
+    histogram h(metric_style::sampled, 0, base_bucket_width);
+    h.add(0, 100 * ms, 1.0, nullptr);
+    h.add(100 * ms, 200 * ms, -0.999, nullptr);
+    CHECK(h.bucket(0) == approx_level(0.0005));
+    h.add(200 * ms, 300 * ms, 1.0, nullptr);
+    h.add(300 * ms, 400 * ms, -0.999, nullptr);
+    h.fold();
+    CHECK(h.bucket(0) == approx_level(0.0005));
+  }
+}
+
 TEST_CASE("B3 SAMPLED holds the time-weighted mean over the covered part", "[histogram]") {
   histogram h(metric_style::sampled, 0, base_bucket_width);
   // Bucket 0 fully covered: 10 for 0.05 s, 20 for 0.15 s -> 17.5.
@@ -189,12 +262,12 @@ TEST_CASE("B3 SAMPLED holds the time-weighted mean over the covered part", "[his
   h.add(1100 * ms, 1200 * ms, 1.0, nullptr);
   CHECK(h.bucket(5) == approx_level(3.0));
 
-  // Levels do not add up like counters: a constant level stays exactly constant, at the
-  // float nearest it (0.1 is not exact in float).
+  // Levels do not add up like counters: a constant level stays exactly constant, stored as
+  // the float nearest it and read back as that float's shortest decimal, 0.1.
   histogram c(metric_style::sampled, 0, base_bucket_width);
   for (time_ns t = 0; t < 200 * ms; t += 7 * ms) c.add(t, t + 7 * ms, 0.1, nullptr);
-  CHECK(c.bucket(0) == static_cast<double>(0.1f));
-  CHECK(c.bucket(1) == static_cast<double>(0.1f));
+  CHECK(c.bucket(0) == 0.1);
+  CHECK(c.bucket(1) == 0.1);
 }
 
 TEST_CASE("B3 zero-length SAMPLED sample changes no bucket", "[histogram]") {
@@ -270,7 +343,9 @@ TEST_CASE("B3 SAMPLED means keep at least 7 significant digits", "[histogram]") 
   SECTION("a single level reads back as the nearest float") {
     histogram h(metric_style::sampled, 0, base_bucket_width);
     h.add(10 * ms, 60 * ms, level, nullptr);
-    CHECK(h.bucket(0) == static_cast<double>(static_cast<float>(level)));  // 1e9 + 128
+    // The float nearest the level is 1e9 + 128. Its shortest decimal is "1000000128": no
+    // form with fewer characters names that float, so it reads back unchanged.
+    CHECK(h.bucket(0) == static_cast<double>(static_cast<float>(level)));
     CHECK(std::abs(h.bucket(0) - level) <= 32.0);
     CHECK(digits7(h.bucket(0), level));
   }

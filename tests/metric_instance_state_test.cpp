@@ -1,7 +1,7 @@
 // Rules E, P, D and N on the metric-instance logic alone (no actors).
 #include <catch2/catch.hpp>
 
-#include "actors/metric_instance_state.hpp"
+#include "dm/metric_instance_state.hpp"
 
 using namespace perfdm;
 

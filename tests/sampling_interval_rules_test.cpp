@@ -1,7 +1,7 @@
 // Rules S1-S5 on the plain rules object (the actor-level behaviour is in the golden files).
 #include <catch2/catch.hpp>
 
-#include "actors/sampling_interval_rules.hpp"
+#include "dm/sampling_interval_rules.hpp"
 
 using namespace perfdm;
 
@@ -23,20 +23,36 @@ collection_view with(std::uint32_t current, std::uint32_t global, time_ns gw = w
 
 TEST_CASE("S1 a current-phase fold sets the interval to the new current width", "[si][S1]") {
   sampling_interval_rules r;
-  auto changed = r.on_fold(phase_type::current, 2 * w, with(1, 0));
+  auto changed = r.on_fold(false, true, 2 * w, with(1, 0));
   REQUIRE(changed);
   CHECK(*changed == 2 * w);
   CHECK(r.interval() == 2 * w);
 }
 
+TEST_CASE("S1 a current-phase fold with no active current histogram leaves the interval",
+          "[si][S1][S2]") {
+  sampling_interval_rules r;
+  // Phase 1's histograms keep their data but collect nothing; the global ones collect.
+  CHECK_FALSE(r.on_fold(false, true, 2 * w, with(0, 1)));
+  CHECK(r.interval() == w);
+  // Phase 0 shares the global base: that fold is a global one too (S2).
+  auto changed = r.on_fold(true, true, 4 * w, with(0, 1));
+  REQUIRE(changed);
+  CHECK(r.interval() == 4 * w);
+}
+
 TEST_CASE("S2 a global fold changes the interval only without active current histograms",
           "[si][S2]") {
   sampling_interval_rules r;
-  CHECK_FALSE(r.on_fold(phase_type::global, 2 * w, with(1, 1)));
+  CHECK_FALSE(r.on_fold(true, false, 2 * w, with(1, 1)));
   CHECK(r.interval() == w);
-  auto changed = r.on_fold(phase_type::global, 4 * w, with(0, 1));
+  auto changed = r.on_fold(true, false, 4 * w, with(0, 1));
   REQUIRE(changed);
   CHECK(r.interval() == 4 * w);
+  // Phase 0's fold with an active current histogram: S1, the same width.
+  changed = r.on_fold(true, true, 8 * w, with(1, 1));
+  REQUIRE(changed);
+  CHECK(r.interval() == 8 * w);
 }
 
 TEST_CASE("S3 a new phase follows persistent collection, else the global width", "[si][S3]") {

@@ -1,4 +1,4 @@
-#include "actors/metric_instance_state.hpp"
+#include "dm/metric_instance_state.hpp"
 
 #include <algorithm>
 

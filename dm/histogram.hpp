@@ -12,8 +12,8 @@
 
 namespace perfdm {
 
-inline constexpr std::size_t bucket_count = 1000;             // B1
-inline constexpr time_ns base_bucket_width = 200'000'000;     // B1: 0.2 s
+inline constexpr std::size_t bucket_count = 1000;          // B1
+inline constexpr time_ns base_bucket_width = 200'000'000;  // B1: 0.2 s
 
 // The smallest 0.2 s x 2^k whose 1000 buckets reach past `elapsed` (rule B6):
 // bucket_count * width > elapsed, so a histogram created now does not fold at once.
@@ -48,12 +48,9 @@ class histogram {
   // B4: width doubles, buckets 2j and 2j+1 merge into j, buckets 500..999 become NaN.
   void fold();
 
-  // NaN = no data (B2). A SAMPLED mean is read back from its float storage.
-  double bucket(std::size_t i) const {
-    if (style_ == metric_style::counter) return sums_[i];
-    return covered_[i] == 0.0f ? std::numeric_limits<double>::quiet_NaN()
-                               : static_cast<double>(means_[i]);
-  }
+  // NaN = no data (B2). A SAMPLED mean is read back from its float storage as the shortest
+  // decimal that names that float (float_as_decimal): a level of 0.1 reads 0.1.
+  double bucket(std::size_t i) const;
   // Highest bucket index holding data, or -1 when the histogram is empty.
   std::ptrdiff_t last_bucket_with_data() const;
   // Buckets [0, completed()) have been reported complete.
@@ -73,7 +70,10 @@ class histogram {
   // every bucket), so its relative error is <= 2^-24 (about 6e-8): about 7 significant
   // digits, e.g. a level of 1e9 + 123 reads back within 32 of it. That is enough for a mean
   // level. All arithmetic is in double; only storage rounds. Levels beyond float range
-  // (|x| > 3.4e38) read back as +-inf, below 1.2e-38 with fewer digits.
+  // (|x| > 3.4e38) read back as +-inf, below 1.2e-38 with fewer digits. A mean is read back
+  // as the shortest decimal naming its float (0.1, not 0.10000000149011612), so what is
+  // printed claims no digits the bucket does not hold. Levels that cancel to within float
+  // precision of their sizes give a mean of exactly 0 (histogram.cpp, float_rounding_bound).
   //
   // A running mean updated in float storage would lose far more: once a bucket has n
   // samples, each moves the mean by about (level - mean) / n, which is rounded away when
@@ -90,6 +90,8 @@ class histogram {
     // one add() to the next.
     double weighted = 0.0;
     double covered = 0.0;
+    // Bound on the rounding error in `weighted`: |weighted| at or below it is 0.
+    double rounding = 0.0;
   };
 
   // Makes bucket j the open bucket, from its float storage.

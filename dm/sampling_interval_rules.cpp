@@ -1,4 +1,4 @@
-#include "actors/sampling_interval_rules.hpp"
+#include "dm/sampling_interval_rules.hpp"
 
 namespace perfdm {
 
@@ -8,11 +8,13 @@ std::optional<time_ns> sampling_interval_rules::set(time_ns w) {
   return w;
 }
 
-std::optional<time_ns> sampling_interval_rules::on_fold(phase_type type, time_ns width,
+std::optional<time_ns> sampling_interval_rules::on_fold(bool global_base, bool current_base,
+                                                        time_ns width,
                                                         const collection_view& after) {
-  if (type == phase_type::current) return set(width);  // S1
-  if (!after.current_histogram_active) return set(width);  // S2
-  return std::nullopt;
+  // The interval follows the histograms that collect: the current phase's while one is
+  // active (S1), else the global ones (S2). A fold of the other base leaves it alone.
+  if (after.current_histogram_active) return current_base ? set(width) : std::nullopt;  // S1
+  return global_base ? set(width) : std::nullopt;                                       // S2
 }
 
 std::optional<time_ns> sampling_interval_rules::on_new_phase(const collection_view& after) {

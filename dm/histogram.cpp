@@ -1,16 +1,27 @@
 // The Data Manager histogram (rules B1-B8). See histogram.hpp.
-#include "actors/histogram.hpp"
+#include "dm/histogram.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
 
+#include "dm/float_decimal.hpp"
+
 namespace perfdm {
 
 namespace {
 
 constexpr double no_data = std::numeric_limits<double>::quiet_NaN();
+
+// A SAMPLED value that came from float storage is exact only to about 2^-24 of its size, and
+// the covered time it is weighted by too. A mean whose sum of weighted levels is within this
+// fraction of the sum of their sizes cannot be told from 0 at float precision: it reads 0, so
+// levels that cancel give 0, not the rounding residue (-9.2e-09). 2^-21 leaves room for the
+// roundings of both factors and a few earlier ones.
+constexpr double float_rounding_bound = 1.0 / (1 << 21);
+// Arithmetic in double on values that never went through float storage.
+constexpr double double_rounding_bound = 1.0 / (1LL << 50);
 
 // NaN is "no data" (B2): NaN + x = x.
 inline void accumulate(double& bucket, double amount) {
@@ -43,10 +54,12 @@ void histogram::add(time_ns t0, time_ns t1, double value,
                     std::vector<completed_bucket>* completed) {
   assert(t0 <= t1);
   assert(!needs_fold(t1));
-  if (t1 <= start_) return;  // B8: ends at or before start
+  // B8: a sample that ends before start is ignored. One that ends at start has nothing after
+  // it unless it has zero length: [start, start] is an instant of the histogram (B3).
+  if (t1 < start_ || (t1 == start_ && t0 != t1)) return;
 
-  // B8: only the part from start on counts. t1 > start, so the clipped sample [a, t1) is
-  // non-empty unless the sample itself has zero length.
+  // B8: only the part from start on counts. The clipped sample [a, t1) is non-empty unless
+  // the sample itself has zero length.
   const time_ns a = t0 < start_ ? start_ : t0;
   // The bucket holding a: the only division; later boundaries are walked by addition.
   std::size_t j = static_cast<std::size_t>((a - start_) / width_);
@@ -89,6 +102,9 @@ void histogram::add(time_ns t0, time_ns t1, double value,
       if (open_.index != j) open(j);
       open_.weighted += value * overlap;
       open_.covered += overlap;
+      open_.rounding += std::fabs(value * overlap) * double_rounding_bound;
+      // Levels that cancel (see float_rounding_bound): the mean is 0 and stays so.
+      if (std::fabs(open_.weighted) <= open_.rounding) open_.weighted = 0.0;
       means_[j] = static_cast<float>(open_.weighted / open_.covered);
       covered_[j] = static_cast<float>(open_.covered);
       if (t1 <= next) break;
@@ -115,6 +131,7 @@ void histogram::open(std::size_t j) {
   // Exact: a float times a float fits in a double. No data: 0 x 0.
   open_.covered = covered_[j];
   open_.weighted = static_cast<double>(means_[j]) * open_.covered;
+  open_.rounding = std::fabs(open_.weighted) * float_rounding_bound;
 }
 
 void histogram::fold() {
@@ -145,10 +162,13 @@ void histogram::fold() {
       } else {
         // Mean weighted by covered time (B4), in double; stored rounded once.
         const double total = static_cast<double>(cx) + static_cast<double>(cy);
-        const double mean = (static_cast<double>(x) * static_cast<double>(cx) +
-                             static_cast<double>(y) * static_cast<double>(cy)) /
-                            total;
-        m[j] = static_cast<float>(mean);
+        const double wx = static_cast<double>(x) * static_cast<double>(cx);
+        const double wy = static_cast<double>(y) * static_cast<double>(cy);
+        double weighted = wx + wy;
+        // Halves that cancel read 0 (see float_rounding_bound).
+        if (std::fabs(weighted) <= (std::fabs(wx) + std::fabs(wy)) * float_rounding_bound)
+          weighted = 0.0;
+        m[j] = static_cast<float>(weighted / total);
         c[j] = static_cast<float>(total);
       }
     }
@@ -162,9 +182,16 @@ void histogram::fold() {
   completed_ /= 2;
 }
 
+double histogram::bucket(std::size_t i) const {
+  if (style_ == metric_style::counter) return sums_[i];
+  if (covered_[i] == 0.0f) return no_data;
+  return float_as_decimal(means_[i]);
+}
+
 std::ptrdiff_t histogram::last_bucket_with_data() const {
   for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(bucket_count) - 1; i >= 0; --i) {
-    if (!std::isnan(bucket(static_cast<std::size_t>(i)))) return i;
+    const auto b = static_cast<std::size_t>(i);
+    if (style_ == metric_style::counter ? !std::isnan(sums_[b]) : covered_[b] != 0.0f) return i;
   }
   return -1;
 }

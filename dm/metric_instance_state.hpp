@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "actors/histogram.hpp"
+#include "dm/histogram.hpp"
 #include "messages/dm_messages.hpp"
 
 namespace perfdm {

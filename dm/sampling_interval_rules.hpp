@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "actors/histogram.hpp"
+#include "dm/histogram.hpp"
 
 namespace perfdm {
 
@@ -14,19 +14,24 @@ struct collection_view {
   std::uint32_t global_subscriptions = 0;   // sum of global user lists
   bool current_histogram_active = false;    // a collecting MI has a current histogram
   bool any_persistent_collection = false;
-  bool any_active = false;                  // a collecting MI exists
+  bool any_active = false;  // a collecting MI exists
   time_ns global_width = base_bucket_width;
   time_ns current_width = base_bucket_width;
 };
 
 class sampling_interval_rules {
  public:
-  explicit sampling_interval_rules(time_ns base_width = base_bucket_width) : interval_(base_width) {}
+  explicit sampling_interval_rules(time_ns base_width = base_bucket_width)
+      : interval_(base_width) {}
   time_ns interval() const { return interval_; }
 
   // Each returns the new interval when it changed, nothing otherwise.
-  // S1/S2: a time base folded to `width`; `type` is the histogram kind that folded.
-  std::optional<time_ns> on_fold(phase_type type, time_ns width, const collection_view& after);
+  // S1/S2: a time base folded to `width`. `global_base`: the global histograms folded;
+  // `current_base`: the current phase's did (both when phase 0 shares the global base).
+  // S1 applies only while a current-phase histogram is active (collecting), as S2 reads:
+  // a current base whose histograms collect nothing does not set the interval.
+  std::optional<time_ns> on_fold(bool global_base, bool current_base, time_ns width,
+                                 const collection_view& after);
   // S3: a new phase started; `after` describes the MIs once the phase change is applied.
   std::optional<time_ns> on_new_phase(const collection_view& after);
   // S4: an enable of `type` moved the MIs from `before` to `after`.
