@@ -163,7 +163,7 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
       std::vector<define_metric> metrics;
       for (auto& t : s.types) {
         resources.push_back(define_resource{t.sampler->resource()});
-        for (auto& f : t.sampler->layout().fields)
+        for (auto& f : t.sampler->fields())
           if (f.kind == shm::field_kind::counter || f.kind == shm::field_kind::sampled)
             metrics.push_back(define_metric{t.sampler->metric_of(f),
                                             f.kind == shm::field_kind::counter

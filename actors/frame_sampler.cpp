@@ -12,9 +12,11 @@ bool resource_within(const std::string& resource, const std::string& ancestor) {
 }
 
 frame_sampler::frame_sampler(shm::frame_layout layout, std::string frame_resource)
-    : layout_(std::move(layout)), resource_(std::move(frame_resource)) {
-  for (std::size_t i = 0; i < layout_.fields.size(); ++i) {
-    auto& f = layout_.fields[i];
+    : layout_(std::move(layout)),
+      fields_(shm::element_fields(layout_)),
+      resource_(std::move(frame_resource)) {
+  for (std::size_t i = 0; i < fields_.size(); ++i) {
+    auto& f = fields_[i];
     if (f.kind != shm::field_kind::counter && f.kind != shm::field_kind::sampled) continue;
     summaries_.push_back(field_summary{f.name, 0, 0, 0, 0});
     summary_field_.push_back(i);
@@ -28,7 +30,7 @@ std::string frame_sampler::metric_of(const shm::field_layout& f) const {
 void frame_sampler::set_collecting(const std::vector<collecting_mi>& mis) {
   std::vector<route> routes;
   for (std::size_t i : summary_field_) {
-    auto& f = layout_.fields[i];
+    auto& f = fields_[i];
     route r{i, f.kind == shm::field_kind::counter, {}};
     auto metric = metric_of(f);
     for (auto& m : mis) {
@@ -81,7 +83,7 @@ frame_sampler::open_interval& frame_sampler::interval_for(time_ns t) {
 void frame_sampler::add(const std::byte* frame, time_ns t) {
   if (t < 0) t = 0;
   for (std::size_t s = 0; s < summaries_.size(); ++s) {
-    double v = shm::field_value(layout_.fields[summary_field_[s]], frame);
+    double v = shm::field_value(fields_[summary_field_[s]], frame);
     auto& sum = summaries_[s];
     if (sum.count == 0 || v < sum.min) sum.min = v;
     if (sum.count == 0 || v > sum.max) sum.max = v;
@@ -91,7 +93,7 @@ void frame_sampler::add(const std::byte* frame, time_ns t) {
   if (routes_.empty()) return;
   auto& iv = interval_for(t);
   for (std::size_t r = 0; r < routes_.size(); ++r) {
-    iv.acc[r].sum += shm::field_value(layout_.fields[routes_[r].field], frame);
+    iv.acc[r].sum += shm::field_value(fields_[routes_[r].field], frame);
     ++iv.acc[r].count;
   }
 }

@@ -2,7 +2,7 @@
 // that collect its fields (docs/FRAMES.md, "Ingest"). Plain C++: the frame ingest actor
 // feeds it frames and asks it for samples once per poll; tests drive it directly.
 //
-// - Field `f` of struct `S` is the metric `S.f`. A collecting MI takes a field when its metric
+// - Field `f` of struct `S` is the metric `S.f` (element i of an array field: `S.f[i]`). A collecting MI takes a field when its metric
 //   is that name and every resource of its focus is `/` or an ancestor of (or is) the frame
 //   type's resource `/Process/<name>{<pid>}/<S>`. Fields no MI takes are not decoded.
 // - Frames are aggregated per sampling interval, aligned to multiples of the interval in
@@ -35,6 +35,9 @@ class frame_sampler {
   frame_sampler(shm::frame_layout layout, std::string frame_resource);
 
   const shm::frame_layout& layout() const { return layout_; }
+  // The layout's fields with numeric arrays as their elements (shm::element_fields): each
+  // counter or sampled one is a metric.
+  const std::vector<shm::field_layout>& fields() const { return fields_; }
   const std::string& resource() const { return resource_; }
 
   // The metric name of a field: "<struct>.<field>".
@@ -58,7 +61,7 @@ class frame_sampler {
 
  private:
   struct route {
-    std::size_t field;              // index into layout_.fields
+    std::size_t field;              // index into fields_
     bool counter;
     std::vector<mi_handle> mis;
   };
@@ -74,6 +77,7 @@ class frame_sampler {
   open_interval& interval_for(time_ns t);
 
   shm::frame_layout layout_;
+  std::vector<shm::field_layout> fields_;
   std::string resource_;
   time_ns width_ = base_bucket_width;
   std::vector<route> routes_;
@@ -81,7 +85,7 @@ class frame_sampler {
   time_ns closed_until_ = 0;          // every interval ending at or before it was flushed
   std::uint64_t late_ = 0;
   std::vector<field_summary> summaries_;
-  std::vector<std::size_t> summary_field_;  // layout index of each summary
+  std::vector<std::size_t> summary_field_;  // fields_ index of each summary
 };
 
 // True when `resource` is `ancestor` or lies below it ("/" is everyone's ancestor).

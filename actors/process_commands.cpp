@@ -542,7 +542,9 @@ std::string run_patch(process_command_state& st, const argument& arg) {
   auto m = st.models.find(name);
   if (m == st.models.end()) bad_argument("no MODEL named '" + name + "' was given");
   if (st.directory.empty()) bad_argument("no DIRECTORY was set for the generated files");
-  auto files = shm::generate_frames_code(shm::parse_schema(m->second, name), name, name);
+  const auto schema = shm::parse_schema_text(m->second, name);
+  auto files =
+      shm::generate_frames_code(schema.layouts, name, name, shm::writer_clock::tsc, schema.c_types);
   std::string out;
   try {
     std::filesystem::create_directories(st.directory);

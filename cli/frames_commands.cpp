@@ -118,8 +118,10 @@ int run_gen_command(const gen_command_options& o, std::ostream& err) {
     return 1;
   }
   try {
-    for (const auto& path : shm::write_frames_code(o.schema, o.out_dir, *clock))
-      err << "perfdm gen: wrote " << path << '\n';
+    std::vector<std::string> notes;
+    const auto written = shm::write_frames_code(o.schema, o.out_dir, *clock, &notes);
+    for (const auto& note : notes) err << note << '\n';  // file:line:col: note: …
+    for (const auto& path : written) err << "perfdm gen: wrote " << path << '\n';
     return 0;
   } catch (const shm::schema_error& e) {
     err << e.what() << '\n';  // file:line:col: reason, as compilers print
@@ -134,19 +136,21 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
     shm::frame_reader reader(segment_name_of(o.segment));
     const auto& layout = reader.layout();
     std::string row = "seq\ttime_ns\tlane";
-    for (std::size_t i = 2; i < layout.fields.size(); ++i)
-      row += "\t" + layout.struct_name + "." + layout.fields[i].name;
+    // Columns: every field, a numeric array's elements one by one (name[i]).
+    const auto fields = shm::element_fields(layout);
+    for (std::size_t i = 2; i < fields.size(); ++i)
+      row += "\t" + layout.struct_name + "." + fields[i].name;
     row += '\n';
     bool output_failed = std::fputs(row.c_str(), out) < 0;
     auto print = [&](const std::byte* frame, std::int64_t ns, std::uint32_t lane) {
-      row = shm::field_text(layout.fields[0], frame);
+      row = shm::field_text(fields[0], frame);
       row += '\t';
       row += std::to_string(ns);
       row += '\t';
       row += std::to_string(lane);
-      for (std::size_t i = 2; i < layout.fields.size(); ++i) {
+      for (std::size_t i = 2; i < fields.size(); ++i) {
         row += '\t';
-        row += shm::field_text(layout.fields[i], frame);
+        row += shm::field_text(fields[i], frame);
       }
       row += '\n';
       if (std::fwrite(row.data(), 1, row.size(), out) != row.size()) output_failed = true;

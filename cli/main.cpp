@@ -25,6 +25,7 @@
 #include "cli/send_command.hpp"
 #include "log/log_command.hpp"
 #include "cli/session.hpp"
+#include "cli/installed_files.hpp"
 
 namespace {
 
@@ -185,8 +186,9 @@ std::string default_engine_log() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"perfdm: a performance data manager for native programs"};
+  CLI::App app{"perfdm: a performance data manager for native programs", "perfdm"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("perfdm ") + PERFDM_VERSION);
 
   std::string replay_file, record_path;
   bool readable = false;
@@ -245,7 +247,7 @@ int main(int argc, char** argv) {
                     "how the log's regions are compressed: zlib (default) or zstd")
         ->check(CLI::IsMember({"zlib", "zstd"}));
 
-  std::string demo_file = PERFDM_DEMO_SCENARIO;
+  std::string demo_file = perfdm::installed_data_file(PERFDM_DEMO_SCENARIO);
   auto* demo = app.add_subcommand("demo", "Replay the bundled scenario, printing it readably");
   demo->add_option("--scenario", demo_file, "the scenario to replay")->check(CLI::ExistingFile);
   std::string demo_log;

@@ -13,6 +13,10 @@ packages+=(libelf-dev libdw-dev elfutils liblttng-ust-dev lttng-tools)
 # Remote clients over TLS: libcaf-openssl0.17 comes with libcaf-dev; the tests make their
 # certificates with the openssl command; cli/openssl_error_queue.cpp builds against libssl.
 packages+=(openssl libssl-dev)
+# Packaging (cmake/install.cmake): help2man writes the man page from `perfdm --help`; CPack's
+# Debian package takes its Depends: from dpkg-dev's dpkg-shlibdeps; the make integration
+# example and its test use pkg-config.
+packages+=(help2man dpkg-dev pkg-config)
 
 missing=()
 for p in "${packages[@]}"; do

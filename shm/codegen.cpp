@@ -527,9 +527,32 @@ std::optional<writer_clock> parse_writer_clock(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// The header's check of the ABI the schema was read with: each C type it spelled has its
+// x86-64 LP64 size, and a plain char used as a number is signed.
+std::string lp64_asserts(const std::vector<std::string>& c_types) {
+  if (c_types.empty()) return "";
+  std::string out =
+      "\n/* The schema's C types as perfdm read them: x86-64, LP64 (docs/FRAMES.md §1). */\n";
+  for (const auto& t : c_types) {
+    if (t == "ssize_t") out += "#include <sys/types.h>\n";
+  }
+  for (const auto& t : c_types) {
+    const auto size = std::to_string(lp64_size_of(t));
+    out += "PERFDM_FRAMES_ASSERT(sizeof(" + t + ") == " + size + ", \"perfdm schema: " + t +
+           " is " + size + " bytes (x86-64 LP64)\");\n";
+    if (t == "char")
+      out += "PERFDM_FRAMES_ASSERT((char)-1 < 0, \"perfdm schema: char is signed (x86-64)\");\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
                                      const std::string& stem, const std::string& schema_name,
-                                     writer_clock clock) {
+                                     writer_clock clock, const std::vector<std::string>& c_types) {
   generated_files g;
   g.header_name = stem + "_frames.h";
   g.source_name = stem + "_frames.cpp";
@@ -545,7 +568,7 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
       {"CLOCK_MONOTONIC", std::to_string(format::clock_monotonic)},
       {"CLOCK_READER", std::to_string(format::clock_reader)},
   };
-  g.header = fill(header_top, common);
+  g.header = fill(header_top, common) + lp64_asserts(c_types);
   g.source = fill(
       fill(source_top,
            {{"CLOCK_CODE", clock == writer_clock::reader ? clock_reader_code : clock_tsc_code}}),
@@ -564,9 +587,10 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
           comment.replace(at, 2, "* /");
         comment += " */";
       }
-      fields += "  " + std::string(c_type(f.type)) + " " + f.name +
-                (f.type == field_type::text ? "[" + std::to_string(f.size) + "]" : "") + ";" +
-                comment + "\n";
+      const std::string extent = f.type == field_type::text ? "[" + std::to_string(f.size) + "]"
+                                 : f.array_length != 0 ? "[" + std::to_string(f.array_length) + "]"
+                                                       : "";
+      fields += "  " + std::string(c_type(f.type)) + " " + f.name + extent + ";" + comment + "\n";
       asserts += "static_assert(offsetof(perfdm_" + s + "_frame, " + f.name +
                  ") == " + std::to_string(f.offset) + ", \"perfdm_" + s + "_frame: layout\");\n";
       if (f.kind == field_kind::seq || f.kind == field_kind::time) continue;
@@ -576,6 +600,10 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
         setters += "#define PERFDM_" + s + "_SET_" + f.name +
                    "(frame_ptr, value) \\\n  perfdm_frames_copy_text((frame_ptr)->" + f.name +
                    ", sizeof((frame_ptr)->" + f.name + "), (value))\n";
+      else if (f.array_length != 0)
+        setters += "#define PERFDM_" + s + "_SET_" + f.name +
+                   "(frame_ptr, index, value) ((void)((frame_ptr)->" + f.name + "[index] = (" +
+                   c_type(f.type) + ")(value)))\n";
       else
         setters += "#define PERFDM_" + s + "_SET_" + f.name +
                    "(frame_ptr, value) ((void)((frame_ptr)->" + f.name + " = (" + c_type(f.type) +
@@ -616,11 +644,13 @@ std::string schema_stem(const std::string& schema_path) {
 }
 
 std::vector<std::string> write_frames_code(const std::string& schema_path,
-                                           const std::string& out_dir, writer_clock clock) {
-  const auto layouts = parse_schema_file(schema_path);
-  const auto g =
-      generate_frames_code(layouts, schema_stem(schema_path),
-                           std::filesystem::path(schema_path).filename().string(), clock);
+                                           const std::string& out_dir, writer_clock clock,
+                                           std::vector<std::string>* notes) {
+  const auto schema = read_schema_file(schema_path);
+  if (notes) *notes = schema.notes;
+  const auto g = generate_frames_code(schema.layouts, schema_stem(schema_path),
+                                      std::filesystem::path(schema_path).filename().string(), clock,
+                                      schema.c_types);
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw std::runtime_error("cannot create the directory " + out_dir + ": " + ec.message());

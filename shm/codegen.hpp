@@ -28,18 +28,22 @@ enum class writer_clock { tsc, reader };
 // "tsc" or "reader"; nullopt for anything else.
 std::optional<writer_clock> parse_writer_clock(std::string_view name);
 
-// `schema_name` only appears in the files' first comment.
+// `schema_name` only appears in the files' first comment. `c_types` are the C scalar types
+// the schema spelled (parsed_schema::c_types): the header checks their x86-64 LP64 sizes.
 generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
                                      const std::string& stem, const std::string& schema_name,
-                                     writer_clock clock = writer_clock::tsc);
+                                     writer_clock clock = writer_clock::tsc,
+                                     const std::vector<std::string>& c_types = {});
 
 // The stem of a schema path: its file name without the extension ("a/demo.frames" -> "demo").
 std::string schema_stem(const std::string& schema_path);
 
 // Parses the schema and writes both files into out_dir (created if missing); returns their
-// paths. Throws schema_error for the schema, std::runtime_error for the files.
+// paths. Throws schema_error for the schema, std::runtime_error for the files. The schema's
+// notes (preprocessor lines skipped) go to `notes` when given.
 std::vector<std::string> write_frames_code(const std::string& schema_path,
                                            const std::string& out_dir,
-                                           writer_clock clock = writer_clock::tsc);
+                                           writer_clock clock = writer_clock::tsc,
+                                           std::vector<std::string>* notes = nullptr);
 
 }  // namespace perfdm::shm

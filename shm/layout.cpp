@@ -116,6 +116,20 @@ bool parse_type(std::string_view s, field_type& out) {
   return false;
 }
 
+// A descriptor's TYPE: a type name, or T[N] for a numeric array (N a plain decimal, 1 up to
+// the largest frame).
+bool parse_type_word(std::string_view s, field_type& out, std::uint32_t& array_length) {
+  array_length = 0;
+  const auto open = s.find('[');
+  if (open == std::string_view::npos) return parse_type(s, out);
+  if (s.back() != ']' || !parse_type(s.substr(0, open), out) || out == field_type::text)
+    return false;
+  const auto digits = s.substr(open + 1, s.size() - open - 2);
+  const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), array_length);
+  return r.ec == std::errc() && r.ptr == digits.data() + digits.size() && !digits.empty() &&
+         digits[0] != '0' && array_length >= 1 && array_length <= max_frame_size;
+}
+
 bool parse_kind(std::string_view s, field_kind& out) {
   for (int i = 0; i <= static_cast<int>(field_kind::text); ++i) {
     if (s == to_string(static_cast<field_kind>(i))) {
@@ -241,13 +255,15 @@ frame_layout layout_in_order(const std::string& struct_name,
   std::uint64_t offset = 16;
   for (const auto& d : fields) {
     const std::uint32_t align = type_align(d.type);
-    const std::uint64_t size = d.type == field_type::text ? d.text_length : type_size(d.type);
+    const bool text = d.type == field_type::text;
+    const std::uint64_t size =
+        text ? std::uint64_t(d.length) : std::uint64_t(type_size(d.type)) * std::max(d.length, 1u);
     offset = (offset + align - 1) / align * align;
     if (offset + size > max_frame_size)
       throw schema_error("struct " + struct_name + ": a frame may hold at most " +
                          std::to_string(max_frame_size) + " bytes");
     l.fields.push_back({d.name, d.type, static_cast<std::uint32_t>(offset),
-                        static_cast<std::uint32_t>(size), d.kind, d.units});
+                        static_cast<std::uint32_t>(size), d.kind, d.units, text ? 0 : d.length});
     offset += size;
     l.align = std::max(l.align, align);
   }
@@ -267,7 +283,11 @@ std::string layout_descriptor(const frame_layout& l) {
   out += "\nstruct " + l.struct_name + " " + std::to_string(l.size) + " " +
          std::to_string(l.align) + "\n";
   for (const auto& f : l.fields) {
-    out += "field " + f.name + " " + to_string(f.type) + " " + std::to_string(f.offset) + " " +
+    // A numeric array's type is T[N]; everything else is as it was before arrays existed,
+    // so the descriptors (and hashes) of array-free schemas did not change.
+    std::string type = to_string(f.type);
+    if (f.array_length != 0) type += "[" + std::to_string(f.array_length) + "]";
+    out += "field " + f.name + " " + type + " " + std::to_string(f.offset) + " " +
            std::to_string(f.size) + " " + to_string(f.kind);
     if (!f.units.empty()) out += " " + f.units;
     out += "\n";
@@ -324,7 +344,7 @@ frame_layout parse_layout_descriptor(std::string_view text) {
     }
     p.space();
     const auto type_mark = p.column_mark();
-    if (!parse_type(p.word("a field type"), f.type)) {
+    if (!parse_type_word(p.word("a field type"), f.type, f.array_length)) {
       p.rewind(type_mark);
       p.fail("unknown field type");
     }
@@ -333,8 +353,9 @@ frame_layout parse_layout_descriptor(std::string_view text) {
     p.space();
     const auto size_mark = p.column_mark();
     f.size = p.number("the field size");
-    if (f.type == field_type::text ? (f.size == 0 || f.size > max_frame_size)
-                                   : f.size != type_size(f.type)) {
+    if (f.type == field_type::text
+            ? (f.size == 0 || f.size > max_frame_size)
+            : f.size != std::uint64_t(type_size(f.type)) * std::max(f.array_length, 1u)) {
       p.rewind(size_mark);
       p.fail("the size does not fit the type");
     }
@@ -345,10 +366,11 @@ frame_layout parse_layout_descriptor(std::string_view text) {
       p.fail("unknown field kind");
     }
     const field_kind expected_fixed = index == 0 ? field_kind::seq : field_kind::time;
-    const bool kind_fits = !added ? f.kind == expected_fixed && f.type == field_type::u64
-                           : f.type == field_type::text
-                               ? f.kind == field_kind::text
-                               : f.kind == field_kind::counter || f.kind == field_kind::sampled;
+    const bool kind_fits =
+        !added ? f.kind == expected_fixed && f.type == field_type::u64 && f.array_length == 0
+        : f.type == field_type::text
+            ? f.kind == field_kind::text
+            : f.kind == field_kind::counter || f.kind == field_kind::sampled;
     if (!kind_fits) {
       p.rewind(kind_mark);
       p.fail("the kind does not fit the field");
@@ -365,7 +387,7 @@ frame_layout parse_layout_descriptor(std::string_view text) {
     p.end_of_line();
     if (added)
       declared.push_back(
-          {f.name, f.type, f.type == field_type::text ? f.size : 0, f.kind, f.units});
+          {f.name, f.type, f.type == field_type::text ? f.size : f.array_length, f.kind, f.units});
     l.fields.push_back(std::move(f));
   }
   if (l.fields.size() < 3) p.fail("a frame needs at least one field of its own");
@@ -396,6 +418,25 @@ std::uint64_t layout_hash(std::string_view descriptor) {
     h *= 0x100000001b3ull;
   }
   return h;
+}
+
+std::vector<field_layout> element_fields(const frame_layout& layout) {
+  std::vector<field_layout> out;
+  for (const auto& f : layout.fields) {
+    if (f.array_length == 0) {
+      out.push_back(f);
+      continue;
+    }
+    for (std::uint32_t i = 0; i < f.array_length; ++i) {
+      field_layout e = f;
+      e.name = f.name + "[" + std::to_string(i) + "]";
+      e.size = type_size(f.type);
+      e.offset = f.offset + i * e.size;
+      e.array_length = 0;
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
 }
 
 double field_value(const field_layout& f, const std::byte* frame) {
@@ -430,6 +471,17 @@ double field_value(const field_layout& f, const std::byte* frame) {
 }
 
 std::string field_text(const field_layout& f, const std::byte* frame) {
+  if (f.array_length != 0) {
+    std::string out;
+    field_layout e = f;
+    e.array_length = 0;
+    e.size = type_size(f.type);
+    for (std::uint32_t i = 0; i < f.array_length; ++i, e.offset += e.size) {
+      if (i) out += ',';
+      out += field_text(e, frame);
+    }
+    return out;
+  }
   const std::byte* p = frame + f.offset;
   std::string out;
   switch (f.type) {

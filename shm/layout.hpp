@@ -18,9 +18,10 @@ enum class field_kind { seq, time, counter, sampled, text };
 struct field_layout {
   std::string name;
   field_type type = field_type::u64;
-  std::uint32_t offset = 0, size = 0;  // size: of the type, or N for char[N]
+  std::uint32_t offset = 0, size = 0;  // size in bytes: N for char[N], N * type_size for T[N]
   field_kind kind = field_kind::sampled;
-  std::string units;  // empty when not given
+  std::string units;               // empty when not given
+  std::uint32_t array_length = 0;  // N of a numeric array T[N]; 0 for a scalar and for text
 };
 
 struct frame_layout {
@@ -33,7 +34,9 @@ struct frame_layout {
 struct field_declaration {
   std::string name;
   field_type type = field_type::u64;
-  std::uint32_t text_length = 0;  // N of char[N]; 0 for the other types
+  // N of `name[N]`: the characters of a text field, the elements of a numeric array; 0 for
+  // a scalar.
+  std::uint32_t length = 0;
   field_kind kind = field_kind::sampled;
   std::string units;
 };
@@ -63,11 +66,17 @@ frame_layout parse_layout_descriptor(std::string_view text);
 // FNV-1a (64 bits) of the descriptor text.
 std::uint64_t layout_hash(std::string_view descriptor);
 
-// The value of a numeric field of `frame` (bool as 0/1); NaN for a text field.
+// The layout's fields with every numeric array T name[N] replaced by its N elements, scalar
+// fields named `name[0]` … `name[N-1]`: what becomes metrics and `perfdm read` columns.
+std::vector<field_layout> element_fields(const frame_layout& layout);
+
+// The value of a numeric field of `frame` (bool as 0/1; an array's first element); NaN for
+// a text field.
 double field_value(const field_layout& field, const std::byte* frame);
 
 // The field as text: integers exactly, floating point in the shortest form that reads back
-// the same, text up to its first NUL with \t \n \\ and unprintable bytes escaped (\xHH).
+// the same, text up to its first NUL with \t \n \\ and unprintable bytes escaped (\xHH),
+// an array's elements separated by commas.
 std::string field_text(const field_layout& field, const std::byte* frame);
 
 }  // namespace perfdm::shm

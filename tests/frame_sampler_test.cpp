@@ -169,3 +169,28 @@ TEST_CASE("every numeric field is summarised, collected or not") {
     }
   }
 }
+
+TEST_CASE("frame sampler: each element of an array field is a metric of its own (S.f[i])") {
+  std::vector<shm::field_declaration> d;
+  d.push_back({"lat", shm::field_type::i32, 3, shm::field_kind::sampled, "us"});
+  d.push_back({"name", shm::field_type::text, 4, shm::field_kind::text, ""});
+  const auto l = shm::lay_out("arr", d);
+  frame_sampler s(l, "/Process/p{1}/arr");
+  std::vector<std::string> metrics;
+  for (auto& f : s.fields())
+    if (f.kind == shm::field_kind::sampled) metrics.push_back(s.metric_of(f));
+  CHECK(metrics == std::vector<std::string>{"arr.lat[0]", "arr.lat[1]", "arr.lat[2]"});
+  s.set_collecting({mi(7, "arr.lat[2]", {"/"})});
+  std::vector<std::byte> bytes(l.size);
+  const std::int32_t values[3] = {10, 20, -30};
+  std::memcpy(bytes.data() + field(l, "lat").offset, values, sizeof values);
+  s.add(bytes.data(), 10 * ms);
+  std::vector<sample> out;
+  s.flush(200 * ms, out);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].mi == mi_handle{7});
+  CHECK(out[0].value == -30);
+  REQUIRE(s.summaries().size() == 3);
+  CHECK(s.summaries()[1].name == "lat[1]");
+  CHECK(s.summaries()[1].max == 20);
+}
