@@ -5,7 +5,7 @@
 # tests, so they run in parallel with them (ctest -j2).
 set(work ${CMAKE_BINARY_DIR}/packaging-tests)
 add_test(NAME packaging.install
-  COMMAND sh -c "rm -rf '${work}/prefix' && '${CMAKE_COMMAND}' --install '${CMAKE_BINARY_DIR}' --prefix '${work}/prefix' >'${work}.install.log'")
+  COMMAND sh -c "rm -rf '${work}/prefix' && '${CMAKE_COMMAND}' --install '${CMAKE_BINARY_DIR}' --prefix '${work}/prefix' >'${work}.install.log' 2>&1 || { cat '${work}.install.log'; exit 1; }")
 set_tests_properties(packaging.install PROPERTIES FIXTURES_SETUP perfdm_installed
                      LABELS "packaging" TIMEOUT 60)
 add_test(NAME packaging.integration
