@@ -393,6 +393,9 @@ class schema_parser {
     if (is_reserved_name(t.text))
       fail(t, std::string("a ") + what + " name may not start with perfdm_");
     if (keywords().count(t.text)) fail(t, "'" + t.text + "' is a C or C++ keyword");
+    // The generated code spells these types: a field or struct of that name would hide one.
+    for (const auto& d : typedef_names)
+      if (t.text == d.name) fail(t, "'" + t.text + "' names a type");
   }
 
   std::vector<field_declaration> parse_fields() {
