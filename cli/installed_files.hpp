@@ -9,6 +9,7 @@ namespace perfdm {
 // `built_in` (a path in the source tree) when it exists, else <prefix>/share/perfdm/<its
 // file name> next to the running executable (<prefix>/bin/perfdm), else `built_in`, so the
 // error names the path that was tried first.
-std::string installed_data_file(const std::string& built_in);
+// `executable` is the running perfdm's path (read from /proc/self/exe when empty).
+std::string installed_data_file(const std::string& built_in, const std::string& executable = "");
 
 }  // namespace perfdm

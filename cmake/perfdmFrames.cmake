@@ -6,8 +6,9 @@
 #     generates <dir>/<stem>_frames.h and <dir>/<stem>_frames.cpp (<stem>: the schema's file
 #     name without its last extension; <dir> defaults to
 #     ${CMAKE_CURRENT_BINARY_DIR}/perfdm_frames), adds the source to <target> and <dir> to its
-#     include path, and gives it C++17 and the thread library. The project must enable CXX
-#     (the generated source is C++17; the header is C99 or C++).
+#     include path, and gives it C++17 and the thread library (target_link_libraries with
+#     PRIVATE: the target's other target_link_libraries calls must use keywords too). The
+#     project must enable CXX (the generated source is C++17; the header is C99 or C++).
 #
 #   perfdm_generate_frames(<schema> <gen_dir> <out_var> [perfdm gen options…])
 #     perfdm's own build: only generates, into ${CMAKE_CURRENT_BINARY_DIR}/<gen_dir>; sets

@@ -1,5 +1,6 @@
 #include "shm/codegen.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -98,7 +99,7 @@ constexpr const char* header_top =
 
 #include <stddef.h>
 #include <stdint.h>
-#ifndef __cplusplus
+@EXTRA_INCLUDES@#ifndef __cplusplus
 #include <stdbool.h>
 #endif
 
@@ -536,12 +537,10 @@ std::string lp64_asserts(const std::vector<std::string>& c_types) {
   std::string out =
       "\n/* The schema's C types as perfdm read them: x86-64, LP64 (docs/FRAMES.md §1). */\n";
   for (const auto& t : c_types) {
-    if (t == "ssize_t") out += "#include <sys/types.h>\n";
-  }
-  for (const auto& t : c_types) {
-    const auto size = std::to_string(lp64_size_of(t));
-    out += "PERFDM_FRAMES_ASSERT(sizeof(" + t + ") == " + size + ", \"perfdm schema: " + t +
-           " is " + size + " bytes (x86-64 LP64)\");\n";
+    const auto size = lp64_size_of(t);
+    out += "PERFDM_FRAMES_ASSERT(sizeof(" + t + ") == " + std::to_string(size) +
+           ", \"perfdm schema: " + t + " is " + std::to_string(size) +
+           (size == 1 ? " byte" : " bytes") + " (x86-64 LP64)\");\n";
     if (t == "char")
       out += "PERFDM_FRAMES_ASSERT((char)-1 < 0, \"perfdm schema: char is signed (x86-64)\");\n";
   }
@@ -568,7 +567,11 @@ generated_files generate_frames_code(const std::vector<frame_layout>& layouts,
       {"CLOCK_MONOTONIC", std::to_string(format::clock_monotonic)},
       {"CLOCK_READER", std::to_string(format::clock_reader)},
   };
-  g.header = fill(header_top, common) + lp64_asserts(c_types);
+  // ssize_t is POSIX's, from <sys/types.h>; the other types come from the usual headers.
+  const bool ssize = std::find(c_types.begin(), c_types.end(), "ssize_t") != c_types.end();
+  g.header = fill(fill(header_top, {{"EXTRA_INCLUDES", ssize ? "#include <sys/types.h>\n" : ""}}),
+                  common) +
+             lp64_asserts(c_types);
   g.source = fill(
       fill(source_top,
            {{"CLOCK_CODE", clock == writer_clock::reader ? clock_reader_code : clock_tsc_code}}),

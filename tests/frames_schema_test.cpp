@@ -109,6 +109,8 @@ TEST_CASE("frames schema: errors name file, line, column and the reason") {
       {"struct a { int8_t x; } ;\n@", "s.frames:2:1: unexpected character '@'"},
       {"struct a { int8_t x; } a;", "s.frames:1:24: expected ';' after the struct's '}'"},
       {"struct a { int8_t class; };", "s.frames:1:19: 'class' is a C or C++ keyword"},
+      {"struct a { int8_t uint8_t; };", "s.frames:1:19: 'uint8_t' names a type"},
+      {"struct size_t { int x; };", "s.frames:1:8: 'size_t' names a type"},
       {"struct a {\n  int8_t x; // @counter @sampled\n};",
        "s.frames:2:25: the field already has @counter or @sampled"},
       {"struct a {\n  int8_t x; // @units()\n};", "s.frames:2:16: @units(text) needs"},

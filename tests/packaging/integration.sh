@@ -69,4 +69,20 @@ run_and_read ticks "$work/ticks/ticks" \
   "$(printf 'seq\ttime_ns\tlane\ttick.count\ttick.temperature[0]\ttick.temperature[1]\ttick.queue_depth')"
 awk -F'\t' 'NR > 1 && !($4 == 1 && $5 >= 20 && $5 < 30 && $6 == -5 && $7 >= 0 && $7 < 32) { bad = 1 }
             END { exit bad }' "$work/ticks.frames" || fail "ticks: unexpected values"
-echo "integration: both examples built against $prefix, attached and read"
+# 3. The engine takes an array's element as a metric of its own: tick.temperature[1] is -5.
+"$work/ticks/ticks" 3 >/dev/null &
+pid=$!
+pids+=("$pid")
+dm() { echo "<DYPER PID='DM' COMMAND='$1'>${2:-}</DYPER>"; }
+{
+  dm ATTACH "<PROCESS PID='$pid'/>"
+  dm STREAM
+  dm ENABLE "<ENABLE STREAM='0' METRIC='tick.temperature[1]'/>"
+  sleep 1.5
+  dm DETACH "<PROCESS PID='$pid'/>"
+} | timeout 30 "$perfdm" engine --readable --log "$work/engine.log" >"$work/engine.txt" 2>&1
+wait "$pid"
+events=$(grep -c '^  stream 0 data: MI 0 GLOBAL buckets [0-9-]*=-5$' "$work/engine.txt" || true)
+[ "$events" -ge 3 ] || fail "tick.temperature[1] through the engine: $(cat "$work/engine.txt")"
+! grep -q '^  ! ' "$work/engine.txt" || fail "an error reply: $(cat "$work/engine.txt")"
+echo "integration: both examples built against $prefix, attached and read; an array element through the engine"
