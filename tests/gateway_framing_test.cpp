@@ -59,7 +59,7 @@ TEST_CASE("framing: blank lines between messages are skipped, inside kept", "[fr
   // A trailer alone is an empty message, which DyPer ignores: no frame, so no reply.
 }
 
-TEST_CASE("framing: CONNECT is a framed message; its trailer is no message of its own",
+TEST_CASE("framing: CONNECT is a framed message, its trailer is no message of its own",
           "[framing][dyper]") {
   auto frames = split("CONNECT 12569@localhost\nENDDYPERMSG\n<DYPER START='12569@localhost' />\n"
                       "ENDDYPERMSG\nENDDYPERREPLY\n");
@@ -70,7 +70,7 @@ TEST_CASE("framing: CONNECT is a framed message; its trailer is no message of it
   CHECK(frames[1].text == "<DYPER START='12569@localhost' />");
 }
 
-TEST_CASE("framing: \\r\\n and a lone \\r end lines, also when cut between them",
+TEST_CASE("framing: CR LF and a lone CR end lines, also when cut between them",
           "[framing][dyper]") {
   const std::string stream = "<A>\r1\r\n</A>\rENDDYPERMSG\r<B/>\r\nENDDYPERREPLY\r\n";
   for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
