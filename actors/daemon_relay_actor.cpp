@@ -12,7 +12,7 @@
 #include "actors/process_registry_actor.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
-#include "messages/process_commands.hpp"
+#include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"

@@ -18,7 +18,7 @@
 #include "actors/metric_instance_actor.hpp"
 #include "actors/phase_manager_actor.hpp"
 #include "actors/process_registry_actor.hpp"
-#include "messages/process_commands.hpp"
+#include "messages/process_command_messages.hpp"
 #include "actors/sampling_interval_actor.hpp"
 #include "dm/fold_order.hpp"
 #include "messages/dm_error.hpp"

@@ -8,6 +8,7 @@
 #include <deque>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "actors/gateway_io.hpp"
@@ -15,7 +16,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/dyper_framing.hpp"
 #include "messages/message_lists.hpp"
-#include "messages/process_commands.hpp"
+#include "messages/process_command_messages.hpp"
 #include "messages/record_messages.hpp"
 
 namespace perfdm {
@@ -66,8 +67,9 @@ struct connection_state {
   bool paused = false;   // reading stopped: the client has too much output unread
   bool held = false;     // reading stopped: too many requests wait in `queue`
   bool closing = false;  // the client is gone: finish once the request in flight answered
-  std::set<stream_handle> streams;  // opened here and not closed yet (T3 on disconnect)
-  std::string client = "a client";  // for notes: "client <CONNECT id>" once known
+  std::set<stream_handle> streams;            // opened here and not closed yet (T3 on disconnect)
+  std::string client = "a client";            // for notes: "client <CONNECT id>" once known
+  std::optional<dyper_agent_identity> agent;  // a connection dialed to a DyPer controller
 };
 
 using connection_actor = caf::stateful_actor<connection_state>;
@@ -179,6 +181,13 @@ void pump(connection_actor* self) {
       reply(self, q.target, caf::make_message(q.error));
       continue;
     }
+    if (st.agent && q.request.match_elements<who_request>()) {
+      // DyPer's agent answers WHO with its own id, whatever processes the engine observes.
+      auto& id = st.agent->id;
+      write(self, frame_reply("<DYPER_REPLY ID='" + xml_escaped(id) + "'><DYPER_REPLY ID='" +
+                              xml_escaped(id) + "' ACTIVE='true' /></DYPER_REPLY>"));
+      continue;
+    }
     caf::error error;
     auto dest = route(self, q, error);
     if (error) {
@@ -238,12 +247,43 @@ void on_frame(connection_actor* self, dyper_frame& frame) {
   }
 }
 
+// The peer is gone or this side is done: answer nothing more; end once the request in
+// flight answered.
+void close_connection(connection_actor* self) {
+  auto& st = self->state;
+  st.closing = true;
+  st.queue.clear();
+  if (!st.busy) finish(self);
+}
+
+// A process announcement on a connection dialed to a DyPer controller: only its own
+// process's, under its DyPer id. START was said when the connection opened.
+void on_agent_announcement(connection_actor* self, const process_announcement& a) {
+  auto& st = self->state;
+  if (a.pid != st.agent->pid) return;
+  auto id = xml_escaped(st.agent->id);
+  if (a.kind == process_announcement::report) {
+    write(self, frame_message("<DYPER REPORT='" + id + "' TIME='" + std::to_string(a.time_ms) +
+                              "'>" + a.body + "</DYPER>"));
+  } else if (a.kind == process_announcement::end) {
+    write(self, frame_message("<DYPER END='" + id + "' />"));
+    close_connection(self);
+  }
+}
+
 caf::behavior connection(connection_actor* self, std::shared_ptr<gateway_socket> socket,
-                         options_ptr options) {
+                         options_ptr options, std::optional<dyper_agent_identity> agent) {
   auto& st = self->state;
   st.options = options;
   st.socket = std::move(socket);
-  st.splitter = std::make_unique<dyper_splitter>(options->max_message_bytes);
+  st.agent = std::move(agent);
+  // The agent side frames as the DyPer agent does; it reads no CONNECT line.
+  st.splitter = std::make_unique<dyper_splitter>(options->max_message_bytes, !st.agent.has_value());
+  if (st.agent) {
+    st.client = "controller (for " + st.agent->id + ")";
+    write(self, frame_message("CONNECT " + st.agent->id));
+    write(self, frame_message("<DYPER START='" + xml_escaped(st.agent->id) + "' />"));
+  }
   if (auto dm = options->targets.find(data_manager_target); dm != options->targets.end()) {
     self->send(dm->second, record_origin{"tcp " + std::to_string(st.socket->id()), true});
     self->send(dm->second, process_announcements{caf::actor_cast<caf::actor>(self)});
@@ -273,9 +313,7 @@ caf::behavior connection(connection_actor* self, std::shared_ptr<gateway_socket>
           note(*st.options, st.client + " closed the connection in the middle of a message (" +
                                 std::to_string(st.splitter->held_bytes()) +
                                 " bytes): it is not answered");
-        st.closing = true;
-        st.queue.clear();
-        if (!st.busy) finish(self);
+        close_connection(self);
       },
       // Events of the streams this connection opened (T1), pushed as they come.
       [=](data_event& e) { on_event(self, caf::make_message(std::move(e))); },
@@ -286,7 +324,12 @@ caf::behavior connection(connection_actor* self, std::shared_ptr<gateway_socket>
       [=](new_resource_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](component_removed_event& e) { on_event(self, caf::make_message(std::move(e))); },
       // DyPer's START/END of processes, pushed to every connection.
-      [=](process_announcement& a) { write(self, frame_message(a.xml)); },
+      [=](process_announcement& a) {
+        if (self->state.agent)
+          on_agent_announcement(self, a);
+        else
+          write(self, frame_message(a.xml));
+      },
   };
 }
 
@@ -309,13 +352,22 @@ caf::behavior gateway(caf::stateful_actor<gateway_state>* self, std::shared_ptr<
 
 }  // namespace
 
+caf::actor spawn_dyper_agent_connection(caf::actor_system& sys,
+                                        std::shared_ptr<gateway_socket> socket,
+                                        std::shared_ptr<const gateway_options> options,
+                                        dyper_agent_identity agent) {
+  return sys.spawn(connection, std::move(socket), std::move(options),
+                   std::optional<dyper_agent_identity>(std::move(agent)));
+}
+
 caf::expected<std::pair<caf::actor, std::uint16_t>> start_dyper_gateway(caf::actor_system& sys,
                                                                         gateway_options options) {
   auto shared = std::make_shared<const gateway_options>(std::move(options));
   auto io = gateway_io::listen(
       shared->host, shared->port, shared->pause_output_bytes,
       [&sys, shared](std::shared_ptr<gateway_socket> socket) {
-        return sys.spawn(connection, std::move(socket), shared);
+        return sys.spawn(connection, std::move(socket), shared,
+                         std::optional<dyper_agent_identity>{});
       },
       [shared](const std::string& what) { note(*shared, what); });
   if (!io) return io.error();

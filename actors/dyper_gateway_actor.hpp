@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -41,6 +42,26 @@ struct gateway_options {
 
 // The key under which gateway_options::targets holds the data manager.
 inline constexpr const char* data_manager_target = "DM";
+
+// The process a connection speaks for when the engine dialed a DyPer controller (engine
+// --controller): the agent's side of DyPer's wire.
+struct dyper_agent_identity {
+  std::int32_t pid = 0;
+  std::string id;  // DyPer's process id, "<pid>@<host>"
+};
+
+class gateway_socket;
+
+// Spawns the actor of a connection the engine dialed to a DyPer controller for the process
+// `agent` (actors/dyper_controller_dialer.hpp). It says `CONNECT <id>` and
+// `<DYPER START='<id>' />`, answers the controller's commands exactly as the gateway answers
+// a client's (one reply each, in order), pushes that process's periodic REPORTs, and on the
+// process's END says so and closes. Only `targets` and `log_writer` of `options` are used,
+// with the limits.
+caf::actor spawn_dyper_agent_connection(caf::actor_system& sys,
+                                        std::shared_ptr<gateway_socket> socket,
+                                        std::shared_ptr<const gateway_options> options,
+                                        dyper_agent_identity agent);
 
 // Opens the listening socket and starts the I/O thread. Returns the gateway's actor (send it
 // an exit message to stop the gateway and every connection; get_atom asks its port) and the

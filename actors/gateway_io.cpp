@@ -1,5 +1,6 @@
 #include "actors/gateway_io.hpp"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -91,6 +92,37 @@ caf::expected<std::unique_ptr<gateway_io>> gateway_io::listen(const std::string&
   }
 }
 
+caf::expected<std::unique_ptr<gateway_io>> gateway_io::without_listener(std::size_t pause_bytes,
+                                                                        note_function note) {
+  try {
+    return std::unique_ptr<gateway_io>(new gateway_io(-1, 0, pause_bytes, {}, std::move(note)));
+  } catch (const std::system_error& e) {
+    return cannot_listen(e.what());
+  }
+}
+
+void gateway_io::adopt(int fd, accept_function make) {
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  {
+    std::lock_guard<std::mutex> guard(pending_mutex_);
+    pending_.emplace_back(fd, std::move(make));
+  }
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(adopt_fd_, &one, sizeof one);
+}
+
+void gateway_io::adopt_pending() {
+  std::uint64_t count;
+  [[maybe_unused]] auto n = ::read(adopt_fd_, &count, sizeof count);
+  std::vector<std::pair<int, accept_function>> adopted;
+  {
+    std::lock_guard<std::mutex> guard(pending_mutex_);
+    adopted.swap(pending_);
+  }
+  for (auto& [fd, make] : adopted) add_connection(fd, make);
+}
+
 gateway_io::gateway_io(int listen_fd, std::uint16_t port, std::size_t pause_bytes,
                        accept_function accept, note_function note)
     : listen_fd_(listen_fd),
@@ -102,16 +134,21 @@ gateway_io::gateway_io(int listen_fd, std::uint16_t port, std::size_t pause_byte
   try {
     epoll_ = std::make_shared<epoll_set>();
   } catch (...) {
-    ::close(listen_fd_);
+    if (listen_fd_ >= 0) ::close(listen_fd_);
     throw;
   }
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) {
-    ::close(listen_fd_);
-    throw std::system_error(errno, std::generic_category(), "eventfd");
+  adopt_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0 || adopt_fd_ < 0) {
+    auto error = errno;
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+    if (adopt_fd_ >= 0) ::close(adopt_fd_);
+    throw std::system_error(error, std::generic_category(), "eventfd");
   }
   watch(epoll_->fd(), wake_fd_, wake_id);
-  watch(epoll_->fd(), listen_fd_, listen_id);
+  watch(epoll_->fd(), adopt_fd_, adopt_id);
+  if (listen_fd_ >= 0) watch(epoll_->fd(), listen_fd_, listen_id);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -125,8 +162,14 @@ std::vector<caf::actor> gateway_io::stop() {
   std::uint64_t one = 1;
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
   thread_.join();
-  ::close(listen_fd_);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
   ::close(wake_fd_);
+  ::close(adopt_fd_);
+  {
+    std::lock_guard<std::mutex> guard(pending_mutex_);
+    for (auto& p : pending_) ::close(p.first);  // adopted after the thread stopped
+    pending_.clear();
+  }
   for (auto& [id, c] : connections_)
     if (!c.socket.expired()) open.push_back(c.actor);
   connections_.clear();
@@ -147,7 +190,8 @@ void gateway_io::run() {
       note_(std::string("the gateway stopped: epoll_wait: ") + std::strerror(errno));
       return;
     }
-    if (!listening_ && std::chrono::steady_clock::now() >= resume_accepting_at_) {
+    if (!listening_ && listen_fd_ >= 0 &&
+        std::chrono::steady_clock::now() >= resume_accepting_at_) {
       watch(epoll_->fd(), listen_fd_, listen_id);
       listening_ = true;
     }
@@ -156,6 +200,8 @@ void gateway_io::run() {
       if (id == wake_id) return;
       if (id == listen_id)
         accept_all();
+      else if (id == adopt_id)
+        adopt_pending();
       else
         on_connection_event(id, events[i].events);
     }
@@ -175,16 +221,20 @@ void gateway_io::accept_all() {
       resume_accepting_at_ = std::chrono::steady_clock::now() + accept_pause;
       return;
     }
-    // Replies are single small writes a client waits for: never hold them back (Nagle).
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    sweep();
-    auto id = next_id_++;
-    auto socket = std::make_shared<gateway_socket>(fd, epoll_, id, pause_bytes_);
-    auto actor = accept_(socket);
-    connections_.emplace(id, connection{socket, actor, false});
-    socket->start_reading();
+    add_connection(fd, accept_);
   }
+}
+
+void gateway_io::add_connection(int fd, const accept_function& make) {
+  // Replies are single small writes a client waits for: never hold them back (Nagle).
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  sweep();
+  auto id = next_id_++;
+  auto socket = std::make_shared<gateway_socket>(fd, epoll_, id, pause_bytes_);
+  auto actor = make(socket);
+  connections_.emplace(id, connection{socket, actor, false});
+  socket->start_reading();
 }
 
 void gateway_io::on_connection_event(std::uint64_t id, std::uint32_t events) {

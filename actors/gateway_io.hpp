@@ -17,8 +17,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "actors/gateway_socket.hpp"
@@ -46,6 +48,15 @@ class gateway_io {
                                                            std::size_t pause_bytes,
                                                            accept_function accept,
                                                            note_function note);
+  // An I/O thread without a listening socket, for the connections this process dials
+  // (engine --controller): adopt() gives it each one.
+  static caf::expected<std::unique_ptr<gateway_io>> without_listener(std::size_t pause_bytes,
+                                                                     note_function note);
+
+  // Any thread: the I/O thread reads `fd` (a connected socket; made non-blocking here) for
+  // the actor `make` spawns, exactly as it reads an accepted connection.
+  void adopt(int fd, accept_function make);
+
   ~gateway_io();
   gateway_io(const gateway_io&) = delete;
   gateway_io& operator=(const gateway_io&) = delete;
@@ -67,13 +78,18 @@ class gateway_io {
              note_function note);
   void run();
   void accept_all();
+  void add_connection(int fd, const accept_function& make);
+  void adopt_pending();
   void on_connection_event(std::uint64_t id, std::uint32_t events);
   void read_from(connection& c, gateway_socket& socket);
   void sweep();
 
   int listen_fd_;
   std::shared_ptr<const epoll_set> epoll_;
-  int wake_fd_ = -1;  // eventfd: stop
+  int wake_fd_ = -1;   // eventfd: stop
+  int adopt_fd_ = -1;  // eventfd: adopt() left connections in pending_
+  std::mutex pending_mutex_;
+  std::vector<std::pair<int, accept_function>> pending_;
   std::uint16_t port_;
   std::size_t pause_bytes_;
   accept_function accept_;
@@ -87,7 +103,8 @@ class gateway_io {
 
   static constexpr std::uint64_t wake_id = 0;
   static constexpr std::uint64_t listen_id = 1;
-  static constexpr std::uint64_t first_connection_id = 2;
+  static constexpr std::uint64_t adopt_id = 2;
+  static constexpr std::uint64_t first_connection_id = 3;
 };
 
 }  // namespace perfdm

@@ -10,7 +10,7 @@ bool is_system(const std::string& type) {
   return type == "SYSTEM" || type == "SYSTEM_IO";
 }
 
-// The variables hold canonical text (process_commands.cpp checked it when it was SET).
+// The variables hold canonical text (dyper/process_variables.cpp checked it when it was SET).
 std::int64_t integer(const process_command_state& st, const char* name, std::int64_t fallback) {
   auto i = st.variables.find(name);
   if (i == st.variables.end()) return fallback;

@@ -1,4 +1,4 @@
-// What DyPer's per-process settings (SET, USETHREAD, CLASSES: actors/process_commands.hpp)
+// What DyPer's per-process settings (SET, USETHREAD, CLASSES: dyper/process_commands.hpp)
 // mean for the native source of a watched process, as one value the process registry sends
 // it whenever they change:
 // - MONITOR false stops all sampling of the process (stacks and /proc), true starts it again;
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/process_commands.hpp"
+#include "dyper/process_commands.hpp"
 #include "messages/inspect_macros.hpp"
 
 namespace perfdm {

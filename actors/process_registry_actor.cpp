@@ -1,52 +1,33 @@
 #include "actors/process_registry_actor.hpp"
 
 #include <algorithm>
+#include <caf/sec.hpp>
+#include <caf/stateful_actor.hpp>
 #include <map>
 #include <memory>
 #include <optional>
 
-#include <caf/sec.hpp>
-#include <caf/stateful_actor.hpp>
-
-#include "actors/process_commands.hpp"
+#include "actors/process_registry_state.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/xml_codec.hpp"
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
-#include "shm/layout.hpp"
-#include "shm/schema.hpp"
 #include "shm/attach.hpp"
+#include "shm/layout.hpp"
 #include "shm/process_memory.hpp"
+#include "shm/schema.hpp"
 #include "shm/segment.hpp"
 
 namespace perfdm {
 
 namespace {
 
-struct observed {
-  process_info info;
-  caf::actor ingest;      // null once it ended
-  caf::actor native;      // the native source while watched; null once it ended
-  std::optional<native_ended> native_last;  // a watched process that exited: its last profile
-  bool attached = false;  // until DETACH, or the ingest ended
-  frames_stats last;      // what the ingest had read when it ended
-  process_command_state commands;  // DyPer's per-process settings; kept across re-attaches
-  bool report_scheduled = false;   // a periodic report (REPORTTIME) is due
-  // SETDETAIL: the metric instances each item turned on enabled, on the registry's stream.
-  std::map<std::string, std::vector<mi_handle>> detailed;
-
-  void update_flags() {
-    info.watched = static_cast<bool>(native);
-    info.active = attached || info.watched;
-  }
-};
-
 caf::error native_failure(const native::native_error& e) {
   auto code = e.code == native::native_errc::no_such_process ? dm_error::unknown_target
-              : e.code == native::native_errc::not_permitted  ? dm_error::not_allowed
-                                                               : dm_error::internal;
+              : e.code == native::native_errc::not_permitted ? dm_error::not_allowed
+                                                             : dm_error::internal;
   return make_dm_error(code, e.what());
 }
 
@@ -64,7 +45,7 @@ caf::error not_watched(std::int32_t pid) {
 }
 
 caf::error attach_failure(const shm::attach_error& e) {
-  auto code = e.code == shm::attach_errc::no_such_process ? dm_error::unknown_target
+  auto code = e.code == shm::attach_errc::no_such_process  ? dm_error::unknown_target
               : e.code == shm::attach_errc::not_permitted  ? dm_error::not_allowed
               : e.code == shm::attach_errc::segment_failed ? dm_error::internal
                                                            : dm_error::bad_argument;
@@ -73,28 +54,7 @@ caf::error attach_failure(const shm::attach_error& e) {
 
 }  // namespace
 
-struct registry_state {
-  std::map<std::int32_t, observed> processes;  // by pid; ordered for listing
-  std::vector<caf::actor> subscribers;  // gateway connections: START/END announcements
-  // The stream SETDETAIL enables metric instances on (opened at the first SETDETAIL). Its
-  // events come here and are dropped: the data is read through REPORT, DATA, the log.
-  std::optional<stream_handle> detail_stream;
-  static inline const char* name = "process_registry";
-};
-
 namespace {
-
-// A refused process command: a caf::error for DYPER, a DYPATCH_REPLY with ERROR for DYPATCH.
-caf::message refusal(const process_command& c, dm_error code, const std::string& reason) {
-  if (c.dypatch) return caf::make_message(process_command_reply{true, error_code_name(code), reason});
-  return caf::make_message(make_dm_error(code, reason));
-}
-
-caf::message answer(const process_command& c, std::string body) {
-  return caf::make_message(process_command_reply{c.dypatch, "", std::move(body)});
-}
-
-using registry_actor = caf::stateful_actor<registry_state>*;
 
 // INSTRUMENT: attach or detach the frames through this registry's own ATTACH/DETACH, then
 // reply when it took effect. Inserting into an attached process (or removing from a
@@ -122,136 +82,6 @@ caf::result<caf::message> instrument(registry_actor self, const process_command&
   return rp;
 }
 
-// REPORT: the process's frame counts (from its ingest actor while it runs) and the metric
-// instances the data manager's STATUS lists for it.
-// Collects the report of process `pid` (its frame counts, from its ingest actor while it
-// runs, and the metric instances the data manager's STATUS lists for it), then calls
-// done(body) or failed(reason).
-// REPORT's native sections (DyPer's agents, natively): CPU (the profile of the stack samples,
-// when the process is watched), I/O (bytes through read/write from /proc/PID/io) and threads
-// (each thread's state, CPU time and context switches from /proc). A process that is gone
-// or unreadable has only what could be read.
-// With the profile, each thread also has its states over the stack samples (SAMPLES BLOCKS
-// RUNS WAITS IOS SLEEPS); threads sampled before that no longer exist follow the live ones
-// with STATE='ended' (all of them once the process exited).
-std::string native_report_sections(std::int32_t pid, const cpu_profile_report* profile) {
-  std::string out;
-  if (profile) out += print_reply_body(caf::make_message(*profile));
-  std::map<std::int32_t, const thread_state_entry*> counted;
-  if (profile)
-    for (auto& t : profile->threads) counted[t.tid] = &t;
-  auto counts = [&](std::int32_t tid) -> std::string {
-    auto i = counted.find(tid);
-    if (i == counted.end()) return profile ? " SAMPLES='0' BLOCKS='0' RUNS='0' WAITS='0' IOS='0' SLEEPS='0'" : "";
-    auto& c = *i->second;
-    counted.erase(i);
-    return " SAMPLES='" + std::to_string(c.samples) + "' BLOCKS='" + std::to_string(c.blocks) +
-           "' RUNS='" + std::to_string(c.runs) + "' WAITS='" + std::to_string(c.waits) +
-           "' IOS='" + std::to_string(c.ios) + "' SLEEPS='" + std::to_string(c.sleeps) + "'";
-  };
-  auto ended_threads = [&] {
-    std::string ended;
-    while (!counted.empty()) {
-      auto& c = *counted.begin()->second;
-      ended += "<THREAD ID='" + std::to_string(c.tid) + "' NAME='" + xml_escaped(c.name) +
-               "' STATE='ended'" + counts(c.tid) + "/>";
-    }
-    return ended;
-  };
-  try {
-    auto st = native::read_process_stats(pid, {true, true});
-    out += "<IOCOUNTERS READ='" + std::to_string(st.io_read_bytes) + "' WRITE='" +
-           std::to_string(st.io_write_bytes) + "' STORAGEREAD='" +
-           std::to_string(st.storage_read_bytes) + "' STORAGEWRITE='" +
-           std::to_string(st.storage_write_bytes) + "'/>";
-    out += "<THREADS COUNT='" + std::to_string(st.threads) + "'>";
-    for (auto& t : st.per_thread)
-      out += "<THREAD ID='" + std::to_string(t.tid) + "' NAME='" + xml_escaped(t.name) +
-             "' STATE='" + native::state_name(t.state) + "' USER='" +
-             format_number(static_cast<double>(t.cpu_user_ns) / 1e9) + "' SYSTEM='" +
-             format_number(static_cast<double>(t.cpu_system_ns) / 1e9) + "' SWITCHES='" +
-             std::to_string(t.ctx_voluntary) + "' PREEMPTIONS='" +
-             std::to_string(t.ctx_involuntary) + "'" + counts(t.tid) + "/>";
-    out += ended_threads() + "</THREADS>";
-  } catch (const native::native_error&) {
-    // Gone or not readable: the report says what it could read (the thread states sampled).
-    if (!counted.empty()) out += "<THREADS COUNT='0'>" + ended_threads() + "</THREADS>";
-  }
-  return out;
-}
-
-template <class Done, class Failed>
-void collect_report(registry_actor self, caf::actor dm, std::int32_t pid, Done done,
-                    Failed failed) {
-  auto& p = self->state.processes.at(pid);
-  auto info = p.info;
-  auto native = p.native;
-  auto last_profile = p.native_last ? std::make_optional(p.native_last->profile) : std::nullopt;
-  auto with_frames = [=](std::vector<frame_type_stats> frames) mutable {
-    self->request(dm, std::chrono::seconds(30), status_query{})
-        .then(
-            [=](status_info& status) mutable {
-              auto finish = [=](const cpu_profile_report* profile) mutable {
-                done(process_report(info, frames, status, native_report_sections(pid, profile)));
-              };
-              if (!native) return finish(last_profile ? &*last_profile : nullptr);
-              // Watched: the CPU section from the stack samples.
-              self->request(native, std::chrono::seconds(30), profile_request{pid})
-                  .then([=](cpu_profile_report& r) mutable { finish(&r); },
-                        [=](caf::error&) mutable { finish(nullptr); });
-            },
-            [=](caf::error& e) mutable {
-              failed("the data manager's status: " + dm_error_reason(e));
-            });
-  };
-  if (!p.ingest) {
-    with_frames(p.last.frame_types);
-  } else {
-    auto last = p.last.frame_types;
-    self->request(p.ingest, std::chrono::seconds(10), frames_stats_query{})
-        .then([=](frames_stats& s) mutable { with_frames(s.frame_types); },
-              [=](caf::error&) mutable { with_frames(last); });  // it ended meanwhile
-  }
-}
-
-caf::result<caf::message> report(registry_actor self, caf::actor dm, const process_command& c) {
-  auto rp = self->make_response_promise<caf::message>();
-  collect_report(
-      self, dm, c.pid, [=](std::string body) mutable { rp.deliver(answer(c, std::move(body))); },
-      [=](std::string reason) mutable {
-        rp.deliver(refusal(c, dm_error::internal, std::move(reason)));
-      });
-  return rp;
-}
-
-using report_tick_atom = caf::atom_constant<caf::atom("rpttick")>;
-
-// REPORTTIME > 0: the next periodic report of `pid` in that many ms, unless one is due already.
-void schedule_report(registry_actor self, std::int32_t pid) {
-  auto& p = self->state.processes.at(pid);
-  auto ms = std::stoll(p.commands.variables.at("REPORTTIME"));
-  if (ms <= 0 || p.report_scheduled || !p.ingest) return;
-  p.report_scheduled = true;
-  self->delayed_send(self, std::chrono::milliseconds(ms), report_tick_atom::value, pid);
-}
-
-// A periodic report, `<DYPER REPORT='pid' TIME='ms'>…</DYPER>` to every gateway connection.
-void periodic_report(registry_actor self, caf::actor dm, std::int32_t pid) {
-  auto i = self->state.processes.find(pid);
-  if (i == self->state.processes.end()) return;
-  i->second.report_scheduled = false;
-  if (std::stoll(i->second.commands.variables.at("REPORTTIME")) <= 0 || !i->second.ingest) return;
-  collect_report(
-      self, dm, pid,
-      [=](std::string body) {
-        process_announcement a{"<DYPER REPORT='" + std::to_string(pid) + "' TIME='" +
-                               std::to_string(epoch_now_ms()) + "'>" + body + "</DYPER>"};
-        for (auto& s : self->state.subscribers) self->send(s, a);
-        schedule_report(self, pid);
-      },
-      [=](std::string) { schedule_report(self, pid); });
-}
-
 // SHOWSTACK: every thread with its state and, when the process is watched (WATCH: the
 // stack sampler), its stack; otherwise the threads and states from /proc alone.
 caf::result<caf::message> showstack(registry_actor self, const process_command& c) {
@@ -259,12 +89,13 @@ caf::result<caf::message> showstack(registry_actor self, const process_command& 
   if (p.native) {
     auto rp = self->make_response_promise<caf::message>();
     self->request(p.native, std::chrono::seconds(30), stacks_request{c.pid})
-        .then([=](stacks_report& r) mutable {
-                rp.deliver(answer(c, print_reply_body(caf::make_message(r))));
-              },
-              [=](caf::error& e) mutable {
-                rp.deliver(refusal(c, dm_error_code(e), dm_error_reason(e)));
-              });
+        .then(
+            [=](stacks_report& r) mutable {
+              rp.deliver(answer(c, print_reply_body(caf::make_message(r))));
+            },
+            [=](caf::error& e) mutable {
+              rp.deliver(refusal(c, dm_error_code(e), dm_error_reason(e)));
+            });
     return rp;
   }
   try {
@@ -285,123 +116,13 @@ caf::result<caf::message> showstack(registry_actor self, const process_command& 
   }
 }
 
-// Calls `then(stream)` with the registry's detail stream, opening it first if need be.
-template <class Then, class Failed>
-void with_detail_stream(registry_actor self, caf::actor dm, Then then, Failed failed) {
-  auto& st = self->state;
-  if (st.detail_stream) return then(*st.detail_stream);
-  self->request(dm, std::chrono::seconds(30), open_stream{caf::actor_cast<caf::actor>(self)})
-      .then(
-          [=](stream_opened& o) mutable {
-            // Two SETDETAILs may have crossed: the first stream opened is kept.
-            if (!self->state.detail_stream) self->state.detail_stream = o.stream;
-            then(*self->state.detail_stream);
-          },
-          failed);
-}
-
-// SETDETAIL drives collection: an item turned on enables the metrics it names at their foci
-// (global phase, no persistence) on the registry's stream; turned off, it disables them (D1:
-// an MI nobody else uses goes). An item that names nothing refuses the whole request before
-// anything changes.
-caf::result<caf::message> setdetail(registry_actor self, caf::actor dm, const process_command& c) {
-  std::vector<detail_setting> settings;
-  try {
-    settings = parse_detail_settings(c.argument);
-  } catch (const process_command_error& e) {
-    return refusal(c, e.code, e.what());
-  }
-  auto rp = self->make_response_promise<caf::message>();
-  auto failed = [=](caf::error& e) mutable {
-    rp.deliver(refusal(c, dm_error_code(e), dm_error_reason(e)));
-  };
-  self->request(dm, std::chrono::seconds(30), list_metrics{})
-      .then(
-          [=](metric_list& defined) mutable {
-            auto& p = self->state.processes.at(c.pid);
-            std::vector<std::pair<detail_setting, std::vector<detail_target>>> plan;
-            for (auto& s : settings) {
-              auto targets = detail_targets(s.item, p.info, defined.metrics);
-              if (targets.empty()) {
-                rp.deliver(refusal(
-                    c, dm_error::bad_argument,
-                    "ITEM '" + s.item + "' names no frame type, frame field or metric of " +
-                        "process " + std::to_string(c.pid) +
-                        (p.info.frames.empty() ? " (it has no frames attached)" : "")));
-                return;
-              }
-              plan.emplace_back(s, std::move(targets));
-            }
-            process_command_outcome out;
-            try {
-              out = run_process_command(p.commands, p.info, c);
-            } catch (const process_command_error& e) {
-              rp.deliver(refusal(c, e.code, e.what()));
-              return;
-            }
-            auto body = out.body;
-            auto pid = c.pid;
-            with_detail_stream(
-                self, dm,
-                [=](stream_handle stream) mutable {
-                  auto left = std::make_shared<std::size_t>(1);
-                  auto error = std::make_shared<caf::error>();
-                  auto one_done = [=]() mutable {
-                    if (--*left != 0) return;
-                    if (*error)
-                      rp.deliver(refusal(c, dm_error_code(*error), dm_error_reason(*error)));
-                    else
-                      rp.deliver(answer(c, body));
-                  };
-                  auto& detailed = self->state.processes.at(pid).detailed;
-                  for (auto& [setting, targets] : plan) {
-                    auto item = setting.item;
-                    if (setting.value && !detailed.count(item)) {
-                      detailed[item];
-                      for (auto& t : targets) {
-                        ++*left;
-                        self->request(dm, std::chrono::seconds(30),
-                                      enable_request{stream, t.metric, {t.focus}, {}, {}})
-                            .then(
-                                [=](mi_info& mi) mutable {
-                                  auto& d = self->state.processes.at(pid).detailed;
-                                  if (auto i = d.find(item); i != d.end())
-                                    i->second.push_back(mi.id);
-                                  one_done();
-                                },
-                                [=](caf::error& e) mutable {
-                                  if (!*error) *error = e;
-                                  one_done();
-                                });
-                      }
-                    } else if (!setting.value) {
-                      auto i = detailed.find(item);
-                      if (i == detailed.end()) continue;
-                      for (auto mi : i->second) {
-                        ++*left;
-                        // An MI that went meanwhile (its process detached, say) is off already.
-                        self->request(dm, std::chrono::seconds(30),
-                                      disable_request{stream, mi, phase_type::global})
-                            .then([=](mi_info&) mutable { one_done(); },
-                                  [=](caf::error&) mutable { one_done(); });
-                      }
-                      detailed.erase(i);
-                    }
-                  }
-                  one_done();
-                },
-                failed);
-          },
-          failed);
-  return rp;
-}
-
-caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const process_command& c) {
+caf::result<caf::message> run_command(registry_actor self, caf::actor dm,
+                                      const process_command& c) {
   auto i = self->state.processes.find(c.pid);
   if (i == self->state.processes.end())
     return refusal(c, dm_error::unknown_target,
                    "no process '" + std::to_string(c.pid) + "' is known");
-  if (!c.dypatch && c.command == "SETDETAIL") return setdetail(self, dm, c);
+  if (!c.dypatch && c.command == "SETDETAIL") return setdetail_command(self, dm, c);
   process_command_outcome out;
   try {
     out = run_process_command(i->second.commands, i->second.info, c);
@@ -411,13 +132,19 @@ caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const 
     return refusal(c, dm_error::internal, e.what());
   }
   switch (out.follow_up) {
-    case process_command_outcome::attach: return instrument(self, c, true);
-    case process_command_outcome::detach: return instrument(self, c, false);
-    case process_command_outcome::report: return report(self, dm, c);
-    case process_command_outcome::showstack: return showstack(self, c);
-    case process_command_outcome::none: break;
+    case process_command_outcome::attach:
+      return instrument(self, c, true);
+    case process_command_outcome::detach:
+      return instrument(self, c, false);
+    case process_command_outcome::report:
+      return report_command(self, dm, c);
+    case process_command_outcome::showstack:
+      return showstack(self, c);
+    case process_command_outcome::none:
+      break;
   }
-  if (!c.dypatch && c.command == "SET") schedule_report(self, c.pid);
+  if (!c.dypatch && c.command == "SET")
+    schedule_report(self, c.pid, c.argument.find("REPORTTIME") != std::string::npos);
   // The native source follows the settings from its next sample on.
   if (!c.dypatch && i->second.native &&
       (c.command == "SET" || c.command == "USETHREAD" || c.command == "CLASSES"))
@@ -428,7 +155,12 @@ caf::result<caf::message> run_command(registry_actor self, caf::actor dm, const 
 caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, caf::actor dm,
                                      ingest_options options, native_options native_opts) {
   auto announce = [=](const char* what, std::int32_t pid) {
-    process_announcement a{"<DYPER " + std::string(what) + "='" + std::to_string(pid) + "'/>"};
+    process_announcement a{
+        "<DYPER " + std::string(what) + "='" + std::to_string(pid) + "'/>",
+        pid,
+        std::string(what) == "END" ? process_announcement::end : process_announcement::start,
+        epoch_now_ms(),
+        {}};
     for (auto& s : self->state.subscribers) self->send(s, a);
   };
   self->set_down_handler([=](caf::down_msg& x) {
@@ -461,63 +193,72 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                                                                       : &*i->second.native_last;
   };
   return {
-    [=](native_ended& x) {  // a watched process exited: keep what PROFILE and STACKS answer
-      if (auto i = self->state.processes.find(x.profile.pid); i != self->state.processes.end())
-        i->second.native_last = std::move(x);
-    },
-    [=](attach_request& x) -> caf::result<process_info> {
-      auto& st = self->state;
-      // A detached process may be attached again while its old ingest actor still reads
-      // what was written before the detach.
-      if (auto i = st.processes.find(x.pid);
-          i != st.processes.end() && i->second.attached)
-        return make_dm_error(dm_error::not_allowed,
-                             "process " + std::to_string(x.pid) + " is attached already");
-      shm::attachment attached;
-      try {
-        shm::attach_options o;
-        if (!x.schema.empty()) o.expected = shm::schema_descriptors(x.schema);
-        o.force = x.force;
-        shm::segment_options geometry;
-        if (x.lanes) geometry.lanes = x.lanes;
-        if (x.capacity) geometry.capacity = x.capacity;
-        o.create_segment = [geometry](int pid, const std::string&, const std::string& descriptor,
-                                  std::uint64_t handle, std::uint32_t clock) {
-          auto with_clock = geometry;
-          with_clock.clock = clock;
-          return shm::segment::create_for_attach(pid, descriptor, handle, with_clock);
-        };
-        attached = shm::attach(x.pid, o);
-      } catch (const shm::attach_error& e) {
-        return attach_failure(e);
-      } catch (const shm::schema_error& e) {
-        return make_dm_error(dm_error::bad_argument, e.what());
-      }
-      caf::actor ingest;
-      try {
-        ingest = spawn_frame_ingest(self, dm, attached, options);
-      } catch (const std::exception& e) {
+      [=](native_ended& x) {  // a watched process exited: keep what PROFILE and STACKS answer
+        if (auto i = self->state.processes.find(x.profile.pid); i != self->state.processes.end())
+          i->second.native_last = std::move(x);
+      },
+      [=](attach_request& x) -> caf::result<process_info> {
+        auto& st = self->state;
+        // A detached process may be attached again while its old ingest actor still reads
+        // what was written before the detach.
+        if (auto i = st.processes.find(x.pid); i != st.processes.end() && i->second.attached)
+          return make_dm_error(dm_error::not_allowed,
+                               "process " + std::to_string(x.pid) + " is attached already");
+        shm::attachment attached;
         try {
-          shm::detach(x.pid);
-        } catch (const shm::attach_error&) {
+          shm::attach_options o;
+          if (!x.schema.empty()) o.expected = shm::schema_descriptors(x.schema);
+          o.force = x.force;
+          shm::segment_options geometry;
+          if (x.lanes) geometry.lanes = x.lanes;
+          if (x.capacity) geometry.capacity = x.capacity;
+          o.create_segment = [geometry](int pid, const std::string&, const std::string& descriptor,
+                                        std::uint64_t handle, std::uint32_t clock) {
+            auto with_clock = geometry;
+            with_clock.clock = clock;
+            return shm::segment::create_for_attach(pid, descriptor, handle, with_clock);
+          };
+          attached = shm::attach(x.pid, o);
+        } catch (const shm::attach_error& e) {
+          return attach_failure(e);
+        } catch (const shm::schema_error& e) {
+          return make_dm_error(dm_error::bad_argument, e.what());
         }
-        return make_dm_error(dm_error::internal,
-                             std::string("cannot read the new segments: ") + e.what());
-      }
-      self->monitor(ingest);
-      auto& o = st.processes[x.pid];  // a new attach starts afresh; a watch stays
-      o.info = process_info{attached.pid, attached.name, attached.executable,
-                            process_resource(attached.name, attached.pid), {}, true, false};
-      for (auto& f : attached.frames) o.info.frames.push_back(f.struct_name);
-      o.ingest = ingest;
-      o.attached = true;
-      o.last = {};
-      o.update_flags();
-      auto info = o.info;
-      auto pid = x.pid;
-      auto rp = self->make_response_promise<process_info>();
-      self->request(ingest, std::chrono::seconds(60), ingest_start_atom::value)
-          .then([=](ok_reply) mutable {
+        caf::actor ingest;
+        try {
+          ingest = spawn_frame_ingest(self, dm, attached, options);
+        } catch (const std::exception& e) {
+          try {
+            shm::detach(x.pid);
+          } catch (const shm::attach_error&) {
+          }
+          return make_dm_error(dm_error::internal,
+                               std::string("cannot read the new segments: ") + e.what());
+        }
+        self->monitor(ingest);
+        auto& o = st.processes[x.pid];  // a new attach starts afresh; a watch stays
+        o.info = process_info{attached.pid,
+                              attached.name,
+                              attached.executable,
+                              process_resource(attached.name, attached.pid),
+                              {},
+                              true,
+                              false};
+        for (auto& f : attached.frames) o.info.frames.push_back(f.struct_name);
+        o.ingest = ingest;
+        o.attached = true;
+        // Attaching is monitoring, as watching is: MONITOR says so (and the periodic REPORTs
+        // go while it is on).
+        o.commands.variables["MONITOR"] = "true";
+        if (!o.history) o.history = std::make_shared<dyper_report_history>(epoch_now_ms());
+        o.last = {};
+        o.update_flags();
+        auto info = o.info;
+        auto pid = x.pid;
+        auto rp = self->make_response_promise<process_info>();
+        self->request(ingest, std::chrono::seconds(60), ingest_start_atom::value)
+            .then(
+                [=](ok_reply) mutable {
                   rp.deliver(info);
                   announce("START", pid);
                   schedule_report(self, pid);  // REPORTTIME set before a re-attach
@@ -530,183 +271,185 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                   }
                   rp.deliver(e);
                 });
-      return rp;
-    },
-    [=](detach_request& x) -> caf::result<caf::message> {
-      auto i = self->state.processes.find(x.pid);
-      if (i == self->state.processes.end() || !i->second.ingest)
-        return make_dm_error(dm_error::unknown_target,
-                             "process " + std::to_string(x.pid) + " is not attached");
-      auto rp = self->make_response_promise();
-      auto pid = x.pid;
-      self->request(i->second.ingest, std::chrono::seconds(30), x)
-          .then(
-              [=](process_info& info) mutable {
-                // Not attached from now on, though its ingest actor still reads what was
-                // written.
-                if (auto j = self->state.processes.find(pid); j != self->state.processes.end()) {
-                  j->second.attached = false;
-                  j->second.update_flags();
-                  info.active = j->second.info.active;
-                  info.watched = j->second.info.watched;
-                }
-                rp.deliver(info);
-                announce("END", pid);
-              },
-              [=](caf::error& e) mutable { rp.deliver(e); });
-      return rp;
-    },
-    [=](watch_request& x) -> caf::result<process_info> {
-      auto& st = self->state;
-      if (auto i = st.processes.find(x.pid); i != st.processes.end() && i->second.native)
-        return make_dm_error(dm_error::not_allowed,
-                             "process " + std::to_string(x.pid) + " is watched already");
-      process_info info;
-      std::shared_ptr<native::stack_sampler> sampler;
-      try {
-        // Both read now, so that a process that cannot be observed is refused at once.
-        auto stats = native::read_process_stats(x.pid, {false, false});
-        info.pid = x.pid;
-        info.name = stats.name;
-        info.resource = process_resource(stats.name, x.pid);
-        try {
-          info.executable = shm::process_executable(x.pid);
-        } catch (const shm::attach_error&) {
-          // Another user's executable path may be hidden; the sampler below says why.
-        }
-        if (native_opts.stack_sampling) sampler = std::make_shared<native::stack_sampler>(x.pid);
-      } catch (const native::native_error& e) {
-        return native_failure(e);
-      }
-      auto& o = st.processes[x.pid];
-      o.native_last.reset();  // a process watched again starts a new profile
-      // Watching is monitoring: MONITOR and CPUTIME say so, CHECKTIME is the engine's.
-      o.commands.variables["MONITOR"] = "true";
-      o.commands.variables["CPUTIME"] = native_opts.stack_sampling ? "true" : "false";
-      o.commands.variables["CHECKTIME"] =
-          std::to_string(native_opts.delay.checktime_ns / 1'000'000);
-      auto settings = native_settings_of(o.commands);
-      settings.checktime_ns = native_opts.delay.checktime_ns;  // also below a millisecond
-      auto source = spawn_native_source(self, dm, info, sampler, native_opts, settings);
-      self->monitor(source);
-      bool announced = o.attached;  // an attached process announced itself already
-      if (!o.attached) o.info = info;  // an attached process keeps its frame types
-      o.native = source;
-      o.update_flags();
-      auto rp = self->make_response_promise<process_info>();
-      auto pid = x.pid;
-      self->request(source, std::chrono::seconds(60), native_start_atom::value)
-          .then(
-              [=](ok_reply) mutable {
-                auto i = self->state.processes.find(pid);
-                rp.deliver(i != self->state.processes.end() ? i->second.info : info);
-                if (!announced) announce("START", pid);
-              },
-              [=](caf::error& e) mutable {
-                self->send_exit(source, caf::exit_reason::user_shutdown);
-                rp.deliver(e);
-              });
-      return rp;
-    },
-    [=](unwatch_request& x) -> caf::result<process_info> {
-      auto i = self->state.processes.find(x.pid);
-      if (i != self->state.processes.end() && !i->second.native && i->second.native_last) {
-        i->second.native_last.reset();  // it exited: UNWATCH forgets its last profile
-        return i->second.info;
-      }
-      if (i == self->state.processes.end() || !i->second.native) return not_watched(x.pid);
-      auto rp = self->make_response_promise<process_info>();
-      auto pid = x.pid;
-      self->request(i->second.native, std::chrono::seconds(30), x)
-          .then(
-              [=](process_info& info) mutable {
-                if (auto j = self->state.processes.find(pid); j != self->state.processes.end()) {
-                  j->second.native = nullptr;
-                  j->second.update_flags();
-                  info = j->second.info;
-                  if (!j->second.attached) announce("END", pid);
-                }
-                rp.deliver(info);
-              },
-              [=](caf::error& e) mutable { rp.deliver(source_failure(pid, e)); });
-      return rp;
-    },
-    // With a timeout, so that a native source stuck in a system call (a ptrace stop that
-    // never comes) costs an error reply, never a front end waiting for ever.
-    [=](profile_request& x) -> caf::result<cpu_profile_report> {
-      auto a = native_of(x.pid);
-      if (auto last = last_of(x.pid); !a && last) return last->profile;
-      if (!a) return not_watched(x.pid);
-      auto rp = self->make_response_promise<cpu_profile_report>();
-      self->request(a, std::chrono::seconds(30), x)
-          .then([=](cpu_profile_report& r) mutable { rp.deliver(r); },
-                [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
-      return rp;
-    },
-    [=](stacks_request& x) -> caf::result<stacks_report> {
-      auto a = native_of(x.pid);
-      if (auto last = last_of(x.pid); !a && last) return last->stacks;
-      if (!a) return not_watched(x.pid);
-      auto rp = self->make_response_promise<stacks_report>();
-      self->request(a, std::chrono::seconds(30), x)
-          .then([=](stacks_report& r) mutable { rp.deliver(r); },
-                [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
-      return rp;
-    },
-    [=](frames_stats& last) {  // an ingest actor that ended
-      for (auto& t : last.frame_types)
-        if (auto i = self->state.processes.find(t.pid); i != self->state.processes.end()) {
-          i->second.last.frame_types.push_back(t);
-        }
-    },
-    [=](process_command& c) -> caf::result<caf::message> {
-      return run_command(self, dm, c);
-    },
-    [=](report_tick_atom, std::int32_t pid) { periodic_report(self, dm, pid); },
-    [=](data_event&) {},
-    [=](fold_event&) {},
-    [=](new_phase_event&) {},
-    [=](samplerate_event&) {},
-    [=](new_metric_event&) {},
-    [=](new_resource_event&) {},
-    [=](process_announcements& x) {
-      self->monitor(x.subscriber);
-      self->state.subscribers.push_back(x.subscriber);
-    },
-    [=](list_processes) {
-      process_list out;
-      for (auto& [pid, p] : self->state.processes) out.processes.push_back(p.info);
-      return out;
-    },
-    [=](frames_stats_query) -> caf::result<frames_stats> {
-      auto rp = self->make_response_promise<frames_stats>();
-      auto out = std::make_shared<frames_stats>();
-      std::vector<caf::actor> live;
-      for (auto& [pid, p] : self->state.processes) {
-        if (p.ingest)
-          live.push_back(p.ingest);
-        else
-          out->frame_types.insert(out->frame_types.end(), p.last.frame_types.begin(),
-                                  p.last.frame_types.end());
-      }
-      if (live.empty()) {
-        rp.deliver(*out);
         return rp;
-      }
-      auto left = std::make_shared<std::size_t>(live.size());
-      for (auto& a : live)
-        self->request(a, std::chrono::seconds(10), frames_stats_query{})
+      },
+      [=](detach_request& x) -> caf::result<caf::message> {
+        auto i = self->state.processes.find(x.pid);
+        if (i == self->state.processes.end() || !i->second.ingest)
+          return make_dm_error(dm_error::unknown_target,
+                               "process " + std::to_string(x.pid) + " is not attached");
+        auto rp = self->make_response_promise();
+        auto pid = x.pid;
+        self->request(i->second.ingest, std::chrono::seconds(30), x)
             .then(
-                [=](frames_stats& s) mutable {
-                  out->frame_types.insert(out->frame_types.end(), s.frame_types.begin(),
-                                          s.frame_types.end());
-                  if (--*left == 0) rp.deliver(*out);
+                [=](process_info& info) mutable {
+                  // Not attached from now on, though its ingest actor still reads what was
+                  // written.
+                  if (auto j = self->state.processes.find(pid); j != self->state.processes.end()) {
+                    j->second.attached = false;
+                    j->second.update_flags();
+                    info.active = j->second.info.active;
+                    info.watched = j->second.info.watched;
+                  }
+                  rp.deliver(info);
+                  announce("END", pid);
                 },
-                [=](caf::error&) mutable {
-                  if (--*left == 0) rp.deliver(*out);  // it ended meanwhile
+                [=](caf::error& e) mutable { rp.deliver(e); });
+        return rp;
+      },
+      [=](watch_request& x) -> caf::result<process_info> {
+        auto& st = self->state;
+        if (auto i = st.processes.find(x.pid); i != st.processes.end() && i->second.native)
+          return make_dm_error(dm_error::not_allowed,
+                               "process " + std::to_string(x.pid) + " is watched already");
+        process_info info;
+        std::shared_ptr<native::stack_sampler> sampler;
+        try {
+          // Both read now, so that a process that cannot be observed is refused at once.
+          auto stats = native::read_process_stats(x.pid, {false, false});
+          info.pid = x.pid;
+          info.name = stats.name;
+          info.resource = process_resource(stats.name, x.pid);
+          try {
+            info.executable = shm::process_executable(x.pid);
+          } catch (const shm::attach_error&) {
+            // Another user's executable path may be hidden; the sampler below says why.
+          }
+          if (native_opts.stack_sampling) sampler = std::make_shared<native::stack_sampler>(x.pid);
+        } catch (const native::native_error& e) {
+          return native_failure(e);
+        }
+        auto& o = st.processes[x.pid];
+        o.native_last.reset();  // a process watched again starts a new profile
+        // Watching is monitoring: MONITOR and CPUTIME say so, CHECKTIME is the engine's.
+        o.commands.variables["MONITOR"] = "true";
+        o.commands.variables["CPUTIME"] = native_opts.stack_sampling ? "true" : "false";
+        o.commands.variables["CHECKTIME"] =
+            std::to_string(native_opts.delay.checktime_ns / 1'000'000);
+        auto settings = native_settings_of(o.commands);
+        settings.checktime_ns = native_opts.delay.checktime_ns;  // also below a millisecond
+        auto source = spawn_native_source(self, dm, info, sampler, native_opts, settings);
+        self->monitor(source);
+        bool announced = o.attached;     // an attached process announced itself already
+        if (!o.attached) o.info = info;  // an attached process keeps its frame types
+        o.native = source;
+        o.update_flags();
+        if (!o.history) o.history = std::make_shared<dyper_report_history>(epoch_now_ms());
+        auto rp = self->make_response_promise<process_info>();
+        auto pid = x.pid;
+        self->request(source, std::chrono::seconds(60), native_start_atom::value)
+            .then(
+                [=](ok_reply) mutable {
+                  auto i = self->state.processes.find(pid);
+                  rp.deliver(i != self->state.processes.end() ? i->second.info : info);
+                  if (!announced) announce("START", pid);
+                  schedule_report(self, pid);  // REPORTTIME set before a re-watch
+                },
+                [=](caf::error& e) mutable {
+                  self->send_exit(source, caf::exit_reason::user_shutdown);
+                  rp.deliver(e);
                 });
-      return rp;
-    },
+        return rp;
+      },
+      [=](unwatch_request& x) -> caf::result<process_info> {
+        auto i = self->state.processes.find(x.pid);
+        if (i != self->state.processes.end() && !i->second.native && i->second.native_last) {
+          i->second.native_last.reset();  // it exited: UNWATCH forgets its last profile
+          return i->second.info;
+        }
+        if (i == self->state.processes.end() || !i->second.native) return not_watched(x.pid);
+        auto rp = self->make_response_promise<process_info>();
+        auto pid = x.pid;
+        self->request(i->second.native, std::chrono::seconds(30), x)
+            .then(
+                [=](process_info& info) mutable {
+                  if (auto j = self->state.processes.find(pid); j != self->state.processes.end()) {
+                    j->second.native = nullptr;
+                    j->second.update_flags();
+                    info = j->second.info;
+                    if (!j->second.attached) announce("END", pid);
+                  }
+                  rp.deliver(info);
+                },
+                [=](caf::error& e) mutable { rp.deliver(source_failure(pid, e)); });
+        return rp;
+      },
+      // With a timeout, so that a native source stuck in a system call (a ptrace stop that
+      // never comes) costs an error reply, never a front end waiting for ever.
+      [=](profile_request& x) -> caf::result<cpu_profile_report> {
+        auto a = native_of(x.pid);
+        if (auto last = last_of(x.pid); !a && last) return last->profile;
+        if (!a) return not_watched(x.pid);
+        auto rp = self->make_response_promise<cpu_profile_report>();
+        self->request(a, std::chrono::seconds(30), x)
+            .then([=](cpu_profile_report& r) mutable { rp.deliver(r); },
+                  [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
+        return rp;
+      },
+      [=](stacks_request& x) -> caf::result<stacks_report> {
+        auto a = native_of(x.pid);
+        if (auto last = last_of(x.pid); !a && last) return last->stacks;
+        if (!a) return not_watched(x.pid);
+        auto rp = self->make_response_promise<stacks_report>();
+        self->request(a, std::chrono::seconds(30), x)
+            .then([=](stacks_report& r) mutable { rp.deliver(r); },
+                  [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
+        return rp;
+      },
+      [=](frames_stats& last) {  // an ingest actor that ended
+        for (auto& t : last.frame_types)
+          if (auto i = self->state.processes.find(t.pid); i != self->state.processes.end()) {
+            i->second.last.frame_types.push_back(t);
+          }
+      },
+      [=](process_command& c) -> caf::result<caf::message> { return run_command(self, dm, c); },
+      [=](report_tick_atom, std::int32_t pid, std::uint64_t generation) {
+        periodic_report(self, dm, pid, generation);
+      },
+      [=](data_event&) {},
+      [=](fold_event&) {},
+      [=](new_phase_event&) {},
+      [=](samplerate_event&) {},
+      [=](new_metric_event&) {},
+      [=](new_resource_event&) {},
+      [=](process_announcements& x) {
+        self->monitor(x.subscriber);
+        self->state.subscribers.push_back(x.subscriber);
+      },
+      [=](list_processes) {
+        process_list out;
+        for (auto& [pid, p] : self->state.processes) out.processes.push_back(p.info);
+        return out;
+      },
+      [=](frames_stats_query) -> caf::result<frames_stats> {
+        auto rp = self->make_response_promise<frames_stats>();
+        auto out = std::make_shared<frames_stats>();
+        std::vector<caf::actor> live;
+        for (auto& [pid, p] : self->state.processes) {
+          if (p.ingest)
+            live.push_back(p.ingest);
+          else
+            out->frame_types.insert(out->frame_types.end(), p.last.frame_types.begin(),
+                                    p.last.frame_types.end());
+        }
+        if (live.empty()) {
+          rp.deliver(*out);
+          return rp;
+        }
+        auto left = std::make_shared<std::size_t>(live.size());
+        for (auto& a : live)
+          self->request(a, std::chrono::seconds(10), frames_stats_query{})
+              .then(
+                  [=](frames_stats& s) mutable {
+                    out->frame_types.insert(out->frame_types.end(), s.frame_types.begin(),
+                                            s.frame_types.end());
+                    if (--*left == 0) rp.deliver(*out);
+                  },
+                  [=](caf::error&) mutable {
+                    if (--*left == 0) rp.deliver(*out);  // it ended meanwhile
+                  });
+        return rp;
+      },
   };
 }
 

@@ -18,6 +18,7 @@
 #include "cli/frames_log_module.hpp"
 #include "cli/native_log_module.hpp"
 #include "cli/frames_commands.hpp"
+#include "cli/engine_controller.hpp"
 #include "cli/engine_listener.hpp"
 #include "cli/client_command.hpp"
 #include "cli/engine_publisher.hpp"
@@ -94,7 +95,8 @@ void wait_for_stop_signal() {
 // before the first request (engine --pid), each answered like a request of its own.
 int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
         const std::string& log_path, const std::string& listen = {},
-        const std::vector<int>& watch = {}, const perfdm::publish_options& publish = {}) {
+        const std::vector<int>& watch = {}, const perfdm::publish_options& publish = {},
+        const std::string& controller_address = {}) {
   perfdm::session s(o);
   auto print = [&](const perfdm::session_line& l) {
     std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
@@ -143,6 +145,10 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
   if (!listen.empty() && !listener.start(s, listen, o.default_log, std::cerr)) return 1;
   perfdm::engine_publisher publisher;
   if (!publisher.start(s, publish, o.default_log, std::cerr)) return 1;
+  perfdm::engine_controller controller;
+  if (!controller_address.empty() &&
+      !controller.start(s, controller_address, o.default_log, std::cerr))
+    return 1;
   std::string line;
   while (!stop_requested && next_line(line)) {
     if (readable && !line.empty() && line[0] == '#') {
@@ -153,10 +159,11 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
     s.run_line(line, print);
     std::cout.flush();
   }
-  if (listener.running() || publisher.running()) {
+  if (listener.running() || publisher.running() || controller.running()) {
     wait_for_stop_signal();
     listener.stop();
     publisher.stop();
+    controller.stop();
   }
   if (log_path.empty()) return 0;
   try {
@@ -240,6 +247,11 @@ int main(int argc, char** argv) {
                      "one; the engine then runs until SIGINT/SIGTERM");
   perfdm::publish_options engine_publish;
   perfdm::add_publish_options(*engine, engine_publish);
+  std::string engine_controller_address;
+  engine->add_option("--controller", engine_controller_address,
+                     "act as DyPer's agent: for every process observed (--pid, WATCH, ATTACH) "
+                     "dial the socket server of DyPer's controller at HOST:PORT and answer its "
+                     "commands; the engine then runs until SIGINT/SIGTERM");
 
   std::string log_compression = "zlib";
   for (auto* sub : {replay, engine})
@@ -309,7 +321,7 @@ int main(int argc, char** argv) {
     if (!perfdm::configure_publishing(o, engine_publish, std::cerr)) return 1;
     install_stop_handlers();
     return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen,
-               watch_pids, engine_publish);
+               watch_pids, engine_publish, engine_controller_address);
   }
   std::ifstream in(demo_file);
   return run(in, o, true, true, demo_log);

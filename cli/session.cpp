@@ -15,7 +15,7 @@
 #include "cli/dm_log_writer.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
-#include "messages/process_commands.hpp"
+#include "messages/process_command_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/type_registry.hpp"
 #include "messages/xml_codec.hpp"

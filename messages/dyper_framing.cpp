@@ -41,14 +41,18 @@ bool dyper_splitter::mid_message() const {
 
 void dyper_splitter::feed(std::string_view bytes, std::vector<dyper_frame>& out) {
   while (!bytes.empty()) {
-    auto nl = bytes.find('\n');
-    if (nl == std::string_view::npos) {
+    // The '\n' of a "\r\n" ends nothing: its '\r' ended the line (maybe in the last chunk).
+    if (after_cr_ && bytes.front() == '\n') bytes.remove_prefix(1);
+    after_cr_ = false;
+    auto end = bytes.find_first_of("\r\n");
+    if (end == std::string_view::npos) {
       append_to_line(bytes, out);
       return;
     }
-    append_to_line(bytes.substr(0, nl), out);
+    append_to_line(bytes.substr(0, end), out);
+    after_cr_ = bytes[end] == '\r';
     end_line(out);
-    bytes.remove_prefix(nl + 1);
+    bytes.remove_prefix(end + 1);
   }
 }
 
@@ -96,8 +100,11 @@ void dyper_splitter::end_line(std::vector<dyper_frame>& out) {
     return;
   }
   if (word == dyper_message_trailer || word == dyper_reply_trailer) {
-    out.push_back({word == dyper_message_trailer ? dyper_frame::message : dyper_frame::reply,
-                   std::move(message_), 0});
+    // DyPer ignores an empty message (a trailer with nothing before it, such as the one
+    // that follows CONNECT): no frame, so nobody answers it.
+    if (in_message_)
+      out.push_back({word == dyper_message_trailer ? dyper_frame::message : dyper_frame::reply,
+                     std::move(message_), 0});
     message_.clear();
     line_.clear();
     in_message_ = false;

@@ -1,7 +1,9 @@
-// DyPer's TCP framing (docs/PROTOCOL.md, "TCP endpoint"): text lines; an optional first line
-// `CONNECT <id>`; every message followed by a line holding only `ENDDYPERMSG`, every reply
-// by a line holding only `ENDDYPERREPLY`. The splitter below turns a byte stream cut
-// anywhere into whole messages, in bounded memory; both the gateway and `perfdm send` use it.
+// DyPer's TCP framing (docs/PROTOCOL.md, "TCP endpoint"): text lines ended by "\n", "\r\n"
+// or "\r"; an optional first line `CONNECT <id>` (a framed message of its own, with no
+// reply); every message followed by a line holding only `ENDDYPERMSG`, every reply by a line
+// holding only `ENDDYPERREPLY`; an empty message (a trailer alone) is no message at all. The
+// splitter below turns a byte stream cut anywhere into whole messages, in bounded memory; both the
+// gateway and `perfdm send` use it.
 #pragma once
 
 #include <cstddef>
@@ -54,8 +56,9 @@ class dyper_splitter {
   std::size_t max_;
   bool accept_connect_;
   bool first_line_ = true;
-  std::string line_;     // the current line so far, without '\n'
-  std::string message_;  // the complete lines of the current message, joined by '\n'
+  bool after_cr_ = false;  // the last line ended with '\r': a '\n' next is part of its end
+  std::string line_;       // the current line so far, without '\n'
+  std::string message_;    // the complete lines of the current message, joined by '\n'
   bool in_message_ = false;
   bool discarding_ = false;     // a too_large frame was given; skip to the next trailer
   bool line_too_long_ = false;  // discarding: the current line cannot be a trailer

@@ -5,7 +5,7 @@
 
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
-#include "messages/process_commands.hpp"
+#include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 
 namespace perfdm {

@@ -3,7 +3,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
-#include "messages/process_commands.hpp"
+#include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"

@@ -28,7 +28,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/message_lists.hpp"
 #include "messages/native_messages.hpp"
-#include "messages/process_commands.hpp"
+#include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 
 namespace perfdm {
@@ -526,10 +526,18 @@ caf::message parse_log(const xml_node* arg, const std::string& command) {
   return caf::make_message(write_log{std::string(a.text_or("FILE", ""))});
 }
 
-// A process id: a positive decimal integer that fits a pid_t.
+// DyPer names a process `<pid>@<host>`: the pid is what counts here (the engine observes
+// processes of its own host).
+std::optional<std::uint64_t> parse_pid(std::string_view s) {
+  if (auto at = s.find('@'); at != std::string_view::npos && at + 1 < s.size())
+    s = s.substr(0, at);
+  return parse_id(s);
+}
+
+// A process id: a positive decimal integer that fits a pid_t (or DyPer's `<pid>@<host>`).
 std::int32_t pid_of(const attributes& a) {
   auto s = a.text("PID");
-  auto x = parse_id(s);
+  auto x = parse_pid(s);
   if (!x || *x == 0 || *x > 0x7fffffff)
     bad_argument("<PROCESS> PID must be a process id (a positive integer), not '" + std::string(s) + "'");
   return static_cast<std::int32_t>(*x);
@@ -606,12 +614,12 @@ const command_entry dm_commands[] = {
 std::string inner_xml(const xml_node* n);  // in the printing section
 
 // A request for a process: `<DYPER PID='pid' COMMAND>` or `<DYPATCH PID='pid' COMMAND>`.
-// The command reads its own argument (actors/process_commands.cpp), so the envelope's
+// The command reads its own argument (dyper/process_commands.cpp), so the envelope's
 // content is kept as XML text; whether the pid is a known process is the registry's call.
 caf::message parse_process_command(const xml_node* root, const parsed_request& out,
                                    bool dypatch) {
   attributes envelope(root, {"PID", "COMMAND"});
-  auto id = parse_id(out.target);
+  auto id = parse_pid(out.target);
   if (!id || *id == 0 || *id > static_cast<std::uint64_t>(INT32_MAX))
     fail(dm_error::unknown_target, "no process " + quoted(out.target) + " is known");
   process_command c;

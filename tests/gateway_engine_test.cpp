@@ -326,3 +326,16 @@ TEST_CASE("perfdm send: replies and events one per line, exit codes", "[gateway]
   std::filesystem::remove(out);
   std::filesystem::remove(in);
 }
+
+TEST_CASE("gateway: DyPer's agent's CONNECT frame and empty messages get no reply",
+          "[gateway][dyper]") {
+  engine_process engine("connect_frame");
+  client c(engine.port());
+  // As DyPer's agent opens: CONNECT as a framed message of its own; then an empty message,
+  // CR line ends, and a PING whose reply must be the first one.
+  c.send_raw("CONNECT 12569@localhost\nENDDYPERMSG\nENDDYPERMSG\r\n\r");
+  c.send_raw("<DYPER PID='DM' COMMAND='PING'/>\rENDDYPERMSG\r");
+  CHECK(c.next().text == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
+  dyper_frame f;
+  CHECK_FALSE(c.try_next(f, std::chrono::milliseconds(200)));  // nothing else was answered
+}

@@ -41,7 +41,7 @@ TEST_CASE("framing: a CONNECT first line gives the client id", "[framing]") {
   CHECK(frames[0].kind == dyper_frame::connect);
   CHECK(frames[0].text == "monitor-7");
   CHECK(frames[1].kind == dyper_frame::message);
-  CHECK(frames[1].text == "<A/>\r");  // CR inside a message is XML whitespace, kept as sent
+  CHECK(frames[1].text == "<A/>");  // "\r\n" ends a line as "\n" does
   // Only as the first line, and only on the server side.
   auto later = split("<A/>\nENDDYPERMSG\nCONNECT x\nENDDYPERMSG\n");
   REQUIRE(later.size() == 2);
@@ -54,9 +54,35 @@ TEST_CASE("framing: a CONNECT first line gives the client id", "[framing]") {
 
 TEST_CASE("framing: blank lines between messages are skipped, inside kept", "[framing]") {
   auto frames = split("\n\n<A>\n\n</A>\n  ENDDYPERMSG \n\nENDDYPERMSG\n");
-  REQUIRE(frames.size() == 2);
+  REQUIRE(frames.size() == 1);
   CHECK(frames[0].text == "<A>\n\n</A>");
-  CHECK(frames[1].text == "");  // a trailer alone is an (empty) message, which gets an answer
+  // A trailer alone is an empty message, which DyPer ignores: no frame, so no reply.
+}
+
+TEST_CASE("framing: CONNECT is a framed message, its trailer is no message of its own",
+          "[framing][dyper]") {
+  auto frames = split("CONNECT 12569@localhost\nENDDYPERMSG\n<DYPER START='12569@localhost' />\n"
+                      "ENDDYPERMSG\nENDDYPERREPLY\n");
+  REQUIRE(frames.size() == 2);
+  CHECK(frames[0].kind == dyper_frame::connect);
+  CHECK(frames[0].text == "12569@localhost");
+  CHECK(frames[1].kind == dyper_frame::message);
+  CHECK(frames[1].text == "<DYPER START='12569@localhost' />");
+}
+
+TEST_CASE("framing: CR LF and a lone CR end lines, also when cut between them",
+          "[framing][dyper]") {
+  const std::string stream = "<A>\r1\r\n</A>\rENDDYPERMSG\r<B/>\r\nENDDYPERREPLY\r\n";
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    dyper_splitter s(1024);
+    std::vector<dyper_frame> out;
+    s.feed(std::string_view(stream).substr(0, cut), out);
+    s.feed(std::string_view(stream).substr(cut), out);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].text == "<A>\n1\n</A>");
+    CHECK(out[1].kind == dyper_frame::reply);
+    CHECK(out[1].text == "<B/>");
+  }
 }
 
 TEST_CASE("framing: bytes cut anywhere give the same frames", "[framing]") {

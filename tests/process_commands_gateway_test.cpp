@@ -36,7 +36,8 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
   CHECK(start.kind == dyper_frame::message);
   CHECK(start.text == "<DYPER START='" + pid + "'/>");
 
-  CHECK(to_process("PING") == "<DYPER_REPLY ID='" + pid + "'>PONG</DYPER_REPLY>");
+  // DyPer's PONG carries the observation's cost so far in ms (none for frames alone).
+  CHECK(to_process("PING") == "<DYPER_REPLY ID='" + pid + "'>PONG 0</DYPER_REPLY>");
   CHECK(to_process("PING", "", "DYPATCH") ==
         "<DYPATCH_REPLY ID='" + pid + "'>PONG</DYPATCH_REPLY>");
   CHECK_THAT(to_process("WHORU"), Catch::Contains("<ARG>0</ARG>"));
@@ -100,8 +101,11 @@ TEST_CASE("gateway: a process WATCHed announces itself with START and UNWATCH wi
   REQUIRE_THAT(c.ask(dm("WATCH", "<PROCESS PID='" + pid + "'/>")), Catch::Contains("WATCHED='true'"));
   CHECK(watcher.next().text == "<DYPER START='" + pid + "'/>");
   // A watched process is a target of the process commands.
-  CHECK(c.ask("<DYPER PID='" + pid + "' COMMAND='PING'/>") ==
-        "<DYPER_REPLY ID='" + pid + "'>PONG</DYPER_REPLY>");
+  CHECK(std::regex_match(c.ask("<DYPER PID='" + pid + "' COMMAND='PING'/>"),
+                         std::regex("<DYPER_REPLY ID='" + pid + "'>PONG [0-9]+</DYPER_REPLY>")));
+  // DyPer names it <pid>@<host>; the reply is addressed as the request was.
+  CHECK(std::regex_match(c.ask("<DYPER PID='" + pid + "@localhost' COMMAND='PING'/>"),
+                         std::regex("<DYPER_REPLY ID='" + pid + "@localhost'>PONG [0-9]+</DYPER_REPLY>")));
   REQUIRE_THAT(c.ask(dm("UNWATCH", "<PROCESS PID='" + pid + "'/>")), Catch::Contains("WATCHED='false'"));
   CHECK(watcher.next().text == "<DYPER END='" + pid + "'/>");
   CHECK(engine.alive());

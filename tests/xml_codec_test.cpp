@@ -11,6 +11,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/process_command_messages.hpp"
 
 using namespace perfdm;
 
@@ -315,12 +316,18 @@ TEST_CASE("an unknown root element or command is UNKNOWN_COMMAND", "[xml]") {
 }
 
 TEST_CASE("a target other than DM is UNKNOWN_TARGET", "[xml]") {
-  auto p = parse_request("<DYPER PID='1234@host' COMMAND='PING'/>");
+  auto p = parse_request("<DYPER PID='host@1234' COMMAND='PING'/>");
   REQUIRE(p.error);
   CHECK(dm_error_code(p.error) == dm_error::unknown_target);
-  CHECK(dm_error_reason(p.error) == "no process '1234@host' is known");
-  CHECK(p.target == "1234@host");
+  CHECK(dm_error_reason(p.error) == "no process 'host@1234' is known");
+  CHECK(p.target == "host@1234");
   CHECK(p.command == "PING");
+  // DyPer's <pid>@<host> names process 1234 (whether it is known is the registry's call).
+  auto dyper = parse_request("<DYPER PID='1234@host' COMMAND='PING'/>");
+  REQUIRE_FALSE(dyper.error);
+  REQUIRE(dyper.request.match_elements<process_command>());
+  CHECK(dyper.request.get_as<process_command>(0).pid == 1234);
+  CHECK(dyper.target == "1234@host");
   check_error("<DYPER PID='' COMMAND='METRICS'/>", dm_error::unknown_target);
 }
 

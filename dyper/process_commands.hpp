@@ -7,23 +7,16 @@
 
 #include <cstdint>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dyper/process_command_error.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
-#include "messages/process_commands.hpp"
+#include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 
 namespace perfdm {
-
-// A command refused: its DM error code and why.
-struct process_command_error : std::runtime_error {
-  process_command_error(dm_error code, const std::string& reason)
-      : std::runtime_error(reason), code(code) {}
-  dm_error code;
-};
 
 // Code resources (shared objects and functions) are classified by their most specific
 // (longest) matching prefix; PACKAGE entries name prefixes, CLASS entries whole names.
@@ -48,6 +41,7 @@ struct process_command_state {
   std::vector<detail_setting> details;           // SETDETAIL
   std::map<std::string, std::string> models;     // DYPATCH MODEL: name -> schema text
   std::string directory;                         // DYPATCH DIRECTORY
+  std::int64_t overhead_ms = 0;  // what observing the process cost it (PING's PONG), ms
 };
 
 // SETDETAIL's settings, as its argument gives them; throws process_command_error.
@@ -67,6 +61,10 @@ struct detail_target {
 std::vector<detail_target> detail_targets(const std::string& item, const process_info& info,
                                           const std::vector<metric_info>& metrics);
 
+// DyPer's short agent names (CPU, THREADS, TIMING, MEMORY, IO, REACTION), as CLEAR and
+// SETDETAIL give them in their AGENT attribute.
+bool is_dyper_agent_name(const std::string& name);
+
 // The type of a code resource's name ("NORMAL" when nothing matches).
 std::string classify(const std::vector<code_class>& classes, const std::string& name);
 
@@ -80,11 +78,13 @@ struct process_command_outcome {
 process_command_outcome run_process_command(process_command_state& state, const process_info& info,
                                             const process_command& c);
 
-// REPORT's body: the metric instances of `status` whose focus names the process resource,
-// and the process's frame counts.
-// `sections`: the native sections (CPU, I/O, threads; native_report_sections), already XML.
-std::string process_report(const process_info& info, const std::vector<frame_type_stats>& frames,
-                           const status_info& status, const std::string& sections = {});
+// REPORT's perfdm parts, beside DyPer's sections (dyper/dyper_report.hpp): the MONITOR
+// attributes PROCESS and ACTIVE, and the sections METRICS (the metric instances of `status`
+// whose focus names the process resource) and FRAMES (the process's frame counts).
+std::string process_report_attributes(const process_info& info);
+std::string process_report_sections(const process_info& info,
+                                    const std::vector<frame_type_stats>& frames,
+                                    const status_info& status);
 
 // The current time in milliseconds since the epoch.
 std::int64_t epoch_now_ms();

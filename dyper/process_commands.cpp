@@ -1,20 +1,19 @@
-#include "actors/process_commands.hpp"
+#include "dyper/process_commands.hpp"
 
 #include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <rapidxml/rapidxml.hpp>
 #include <sstream>
 
+#include "dyper/command_argument.hpp"
+#include "dyper/process_variables.hpp"
 #include "messages/xml_codec.hpp"
 #include "shm/codegen.hpp"
 #include "shm/schema.hpp"
@@ -23,218 +22,6 @@
 namespace perfdm {
 
 namespace {
-
-using xml_node = rapidxml::xml_node<char>;
-
-[[noreturn]] void refuse(dm_error code, const std::string& reason) {
-  throw process_command_error(code, reason);
-}
-[[noreturn]] void bad_argument(const std::string& reason) {
-  refuse(dm_error::bad_argument, reason);
-}
-
-std::string upper(std::string s) {
-  for (auto& c : s)
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  return s;
-}
-
-std::string attr(const std::string& key, const std::string& value) {
-  return " " + key + "='" + xml_escaped(value) + "'";
-}
-
-// ---------------------------------------------------------------------------------------
-// The argument: the envelope's content, parsed again inside a wrapper element.
-
-class argument {
- public:
-  explicit argument(const std::string& text) : buffer_(text.begin(), text.end()) {
-    static const std::string open = "<A>", close = "</A>";
-    buffer_.insert(buffer_.begin(), open.begin(), open.end());
-    buffer_.insert(buffer_.end(), close.begin(), close.end());
-    buffer_.push_back('\0');
-    doc_ = std::make_unique<rapidxml::xml_document<char>>();
-    try {
-      doc_->parse<rapidxml::parse_validate_closing_tags>(buffer_.data());
-    } catch (const rapidxml::parse_error& e) {
-      refuse(dm_error::bad_xml, std::string("the argument is not XML: ") + e.what());
-    }
-    root_ = doc_->first_node();
-  }
-
-  // The one argument element, or null when there is none.
-  const xml_node* element() const {
-    const xml_node* out = nullptr;
-    for (auto* c = root_->first_node(); c != nullptr; c = c->next_sibling())
-      if (c->type() == rapidxml::node_element) {
-        if (out != nullptr) bad_argument("the command takes one argument element");
-        out = c;
-      }
-    return out;
-  }
-  // The argument element, which must be one of `names`.
-  const xml_node* element(std::initializer_list<const char*> names, bool required) const {
-    auto* e = element();
-    if (e == nullptr) {
-      if (required)
-        bad_argument("the command needs an argument element <" + std::string(*names.begin()) + ">");
-      return nullptr;
-    }
-    for (auto* n : names)
-      if (upper(e->name()) == n) return e;
-    bad_argument(std::string("the command does not take <") + e->name() + ">");
-  }
-  // The text content (for DIRECTORY); an element there is refused.
-  std::string text() const {
-    if (element() != nullptr) bad_argument("the command takes text, not an element");
-    return root_->value();
-  }
-
- private:
-  std::vector<char> buffer_;
-  std::unique_ptr<rapidxml::xml_document<char>> doc_;
-  const xml_node* root_ = nullptr;
-};
-
-// An attribute by case-insensitive name; nullptr when absent.
-const char* find_attr(const xml_node* n, const char* name) {
-  auto* a = n->first_attribute(name, 0, false);
-  return a ? a->value() : nullptr;
-}
-std::string need_attr(const xml_node* n, const char* name) {
-  if (auto* v = find_attr(n, name)) return v;
-  bad_argument(std::string("<") + n->name() + "> needs the attribute " + name);
-}
-
-std::optional<bool> parse_flag(std::string s) {
-  s = upper(s);
-  if (s == "TRUE" || s == "T" || s == "1" || s == "YES") return true;
-  if (s == "FALSE" || s == "F" || s == "0" || s == "NO") return false;
-  return std::nullopt;
-}
-bool flag_attr(const xml_node* n, const char* name, bool fallback) {
-  auto* v = find_attr(n, name);
-  if (v == nullptr) return fallback;
-  if (auto b = parse_flag(v)) return *b;
-  bad_argument(std::string("<") + n->name() + "> " + name + "='" + v +
-               "' is not a boolean (true/false/t/f/1/0)");
-}
-
-// Children elements named `name` (case-insensitively); others are refused.
-std::vector<const xml_node*> children(const xml_node* n, std::initializer_list<const char*> names) {
-  std::vector<const xml_node*> out;
-  for (auto* c = n->first_node(); c != nullptr; c = c->next_sibling()) {
-    if (c->type() != rapidxml::node_element) continue;
-    bool known = false;
-    for (auto* x : names) known = known || upper(c->name()) == x;
-    if (!known) bad_argument(std::string("<") + n->name() + "> does not hold <" + c->name() + ">");
-    out.push_back(c);
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------
-// SET/GET variables (ANCHORS.md: DyPer's names and defaults).
-
-enum class var_kind { integer, boolean, fraction };
-struct variable {
-  const char* name;
-  var_kind kind;
-  const char* fallback;
-};
-const variable variables[] = {
-    {"CHECKTIME", var_kind::integer, "10"},
-    {"DISABLETIME", var_kind::integer, "5000"},
-    {"REPORTTIME", var_kind::integer, "0"},
-    {"MAXDEPTH", var_kind::integer, "128"},
-    {"MONITOR", var_kind::boolean, "false"},
-    {"SHOWSTACK", var_kind::boolean, "false"},
-    {"CONTENTION", var_kind::boolean, "false"},
-    {"CPUTIME", var_kind::boolean, "false"},
-    {"FULLMONITORING", var_kind::boolean, "false"},
-    {"THREAD_DEFAULT", var_kind::boolean, "true"},
-    {"CLASS_DETAIL_MIN_TOTAL", var_kind::integer, "250"},
-    {"CLASS_DETAIL_MINIMUM", var_kind::integer, "10"},
-    {"CLASS_DETAIL_THRESHOLD", var_kind::fraction, "0.025"},
-    {"CLASS_DETAIL_STOP_THRESHOLD", var_kind::fraction, "0.005"},
-    {"METHOD_DETAIL_MIN_TOTAL", var_kind::integer, "250"},
-    {"METHOD_DETAIL_MINIMUM", var_kind::integer, "10"},
-    {"METHOD_DETAIL_THRESHOLD", var_kind::fraction, "0.025"},
-    {"METHOD_DETAIL_STOP_THRESHOLD", var_kind::fraction, "0.005"},
-};
-
-const variable& variable_named(const std::string& name) {
-  for (auto& v : variables)
-    if (upper(name) == v.name) return v;
-  bad_argument("unknown variable '" + name + "'");
-}
-
-// The canonical text of a value for `v`, or BAD_ARGUMENT.
-std::string canonical_value(const variable& v, const std::string& text) {
-  switch (v.kind) {
-    case var_kind::integer: {
-      std::int64_t x = 0;
-      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-      if (text.empty() || ec != std::errc{} || p != text.data() + text.size() || x < 0 ||
-          (std::string(v.name) == "MAXDEPTH" && x == 0))
-        bad_argument(std::string(v.name) + "='" + text + "' is not a " +
-                     (std::string(v.name) == "MAXDEPTH" ? "positive" : "non-negative") +
-                     " integer");
-      return std::to_string(x);
-    }
-    case var_kind::boolean:
-      if (auto b = parse_flag(text)) return *b ? "true" : "false";
-      bad_argument(std::string(v.name) + "='" + text + "' is not a boolean");
-    case var_kind::fraction: {
-      char* end = nullptr;
-      double x = text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos
-                     ? -1
-                     : std::strtod(text.c_str(), &end);
-      if (end != text.c_str() + text.size() || !std::isfinite(x) || x < 0 || x > 1)
-        bad_argument(std::string(v.name) + "='" + text + "' is not a number in [0, 1]");
-      return format_number(x);
-    }
-  }
-  bad_argument("unreachable");
-}
-
-std::string var_element(const std::string& name, const std::string& value) {
-  return "<VAR" + attr("NAME", name) + attr("VALUE", value) + "/>";
-}
-
-std::string run_set(process_command_state& st, const argument& arg) {
-  auto* e = arg.element({"SETTINGS", "VAR"}, true);
-  std::vector<const xml_node*> vars =
-      upper(e->name()) == "VAR" ? std::vector<const xml_node*>{e} : children(e, {"VAR"});
-  // Every value is checked before any is applied: a bad one leaves the settings as they were.
-  std::vector<std::pair<std::string, std::string>> checked;
-  for (auto* v : vars) {
-    auto& var = variable_named(need_attr(v, "NAME"));
-    checked.emplace_back(var.name, canonical_value(var, need_attr(v, "VALUE")));
-  }
-  std::string out;
-  for (auto& [name, value] : checked) {
-    st.variables[name] = value;
-    out += var_element(name, value);
-  }
-  return "<SETTINGS>" + out + "</SETTINGS>";
-}
-
-std::string run_get(const process_command_state& st, const argument& arg) {
-  auto* e = arg.element({"VAR", "SETTINGS"}, false);
-  std::vector<std::string> names;
-  if (e == nullptr) {
-    for (auto& v : variables) names.push_back(v.name);
-  } else {
-    auto vars = upper(e->name()) == "VAR" ? std::vector<const xml_node*>{e} : children(e, {"VAR"});
-    for (auto* v : vars) names.push_back(variable_named(need_attr(v, "NAME")).name);
-  }
-  if (e != nullptr && upper(e->name()) == "VAR")
-    return var_element(names[0], st.variables.at(names[0]));
-  std::string out;
-  for (auto& n : names) out += var_element(n, st.variables.at(n));
-  return "<SETTINGS>" + out + "</SETTINGS>";
-}
 
 // ---------------------------------------------------------------------------------------
 // Code classes.
@@ -455,6 +242,20 @@ std::string run_usethread(process_command_state& st, const process_info& info,
 
 const char* const known_agents[] = {"frames"};
 
+// DyPer's agent classes and what stands for each in a native process (docs/NATIVE.md):
+// the stack sampler (CPU: COUNTERS; THREADS: the thread states), /proc (TIMING, MEMORY,
+// IOCOUNTERS) and the thread-state totals (REACTION). They are always on for a watched
+// process: installing one only records it.
+constexpr const char* dyper_agent_prefix = "edu.brown.cs.dyvise.dyper.DyperAgent";
+const char* const dyper_agents[] = {"Cpu", "Threads", "Timing", "Memory", "IO", "Reaction"};
+
+bool is_dyper_agent_class(const std::string& name) {
+  if (name.rfind(dyper_agent_prefix, 0) != 0) return false;
+  auto kind = name.substr(std::char_traits<char>::length(dyper_agent_prefix));
+  return std::any_of(std::begin(dyper_agents), std::end(dyper_agents),
+                     [&](const char* a) { return kind == a; });
+}
+
 std::string agents_element(const process_command_state& st) {
   std::string out;
   for (auto& a : st.agents) out += "<AGENT" + attr("CLASS", a) + "/>";
@@ -463,11 +264,15 @@ std::string agents_element(const process_command_state& st) {
 
 std::string run_agent(process_command_state& st, const argument& arg) {
   auto name = need_attr(arg.element({"AGENT"}, true), "CLASS");
-  if (std::none_of(std::begin(known_agents), std::end(known_agents),
-                   [&](const char* k) { return name == k; }))
-    bad_argument("unknown agent '" + name + "' (known: frames)");
-  if (std::find(st.agents.begin(), st.agents.end(), name) == st.agents.end())
-    st.agents.push_back(name);
+  bool dyper = is_dyper_agent_class(name);
+  if (!dyper && std::none_of(std::begin(known_agents), std::end(known_agents),
+                             [&](const char* k) { return name == k; }))
+    bad_argument("unknown agent '" + name + "' (known: frames, and DyPer's " + dyper_agent_prefix +
+                 "Cpu, Threads, Timing, Memory, IO, Reaction)");
+  bool installed = std::find(st.agents.begin(), st.agents.end(), name) != st.agents.end();
+  if (!installed) st.agents.push_back(name);
+  // DyPer's answer: OK, or nothing when the agent is installed already.
+  if (dyper) return installed ? "" : "OK";
   return agents_element(st);
 }
 
@@ -588,8 +393,7 @@ process_command_outcome run_dypatch(process_command_state& st, const process_com
 
 }  // namespace
 
-process_command_state::process_command_state() {
-  for (auto& v : perfdm::variables) variables[v.name] = v.fallback;
+process_command_state::process_command_state() : variables(default_variables()) {
   // Native defaults: the C and C++ runtimes are system code; the libc entry points that
   // wait on files and sockets are I/O.
   for (auto* lib : {"libc.so", "libstdc++.so", "libm.so", "ld-linux", "libgcc_s", "libpthread"})
@@ -598,6 +402,12 @@ process_command_state::process_command_state() {
                    "recvmsg", "send", "sendto", "sendmsg", "poll", "ppoll", "select", "epoll_wait",
                    "accept", "connect", "fsync"})
     classes.push_back({false, fn, "IO"});
+}
+
+bool is_dyper_agent_name(const std::string& name) {
+  auto u = upper(name);
+  return u == "CPU" || u == "THREADS" || u == "TIMING" || u == "MEMORY" || u == "IO" ||
+         u == "REACTION";
 }
 
 std::string classify(const std::vector<code_class>& classes, const std::string& name) {
@@ -626,17 +436,26 @@ process_command_outcome run_process_command(process_command_state& st, const pro
   const auto& cmd = c.command;
   if (cmd == "PING") {
     arg.element({"NONE"}, false);
-    out.body = "PONG";
+    // DyPer's PONG carries what observing the process has cost it so far, in ms.
+    out.body = "PONG " + std::to_string(st.overhead_ms);
   } else if (cmd == "WHORU") {
     out.body = run_whoru(info);
   } else if (cmd == "SET") {
-    out.body = run_set(st, arg);
+    out.body = run_set(st.variables, arg);
   } else if (cmd == "GET") {
-    out.body = run_get(st, arg);
+    out.body = run_get(st.variables, arg);
+  } else if (cmd == "GC" || cmd == "DUMPHEAP" || cmd == "DUMPMEMORY") {
+    // A native process has no collector and no managed heap to dump: DyPer's answer for
+    // what is not there.
+    out.body = "NOT FOUND";
+  } else if (cmd == "ACTIVATE") {
+    // DyPer's agents switched on and off; perfdm's native counterparts are always on.
+    arg.element({"ACTIVATE", "DEACTIVATE"}, false);
   } else if (cmd == "CLEAR") {
     if (auto* e = arg.element({"CLEAR"}, false); e != nullptr)
       if (auto* a = find_attr(e, "AGENT");
-          a != nullptr && std::find(st.agents.begin(), st.agents.end(), a) == st.agents.end())
+          a != nullptr && !is_dyper_agent_name(a) &&
+          std::find(st.agents.begin(), st.agents.end(), a) == st.agents.end())
         bad_argument(std::string("no agent '") + a + "' was added");
     out.body = std::to_string(epoch_now_ms());
   } else if (cmd == "CLASSES") {
@@ -668,15 +487,14 @@ process_command_outcome run_process_command(process_command_state& st, const pro
   return out;
 }
 
-std::string process_report(const process_info& info, const std::vector<frame_type_stats>& frames,
-                           const status_info& status, const std::string& sections) {
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count();
-  std::string out = "<MONITOR" + attr("TIME", std::to_string(ns / 1'000'000)) +
-                    attr("NANO", std::to_string(ns)) + attr("PROCESS", info.resource) +
-                    attr("ACTIVE", info.active ? "true" : "false") + ">";
-  out += "<METRICS>";
+std::string process_report_attributes(const process_info& info) {
+  return attr("PROCESS", info.resource) + attr("ACTIVE", info.active ? "true" : "false");
+}
+
+std::string process_report_sections(const process_info& info,
+                                    const std::vector<frame_type_stats>& frames,
+                                    const status_info& status) {
+  std::string out = "<METRICS>";
   for (auto& mi : status.mis)
     if (mi.focus.find(info.resource) != std::string::npos)
       out += "<MI" + attr("ID", std::to_string(mi.id.id)) + attr("METRIC", mi.metric) +
@@ -687,7 +505,7 @@ std::string process_report(const process_info& info, const std::vector<frame_typ
       out += "<FRAMETYPE" + attr("NAME", t.frame_type) + attr("FRAMES", std::to_string(t.frames)) +
              attr("LOST", std::to_string(t.lost)) + attr("TORN", std::to_string(t.torn)) +
              attr("LATE", std::to_string(t.late)) + "/>";
-  return out + "</FRAMES>" + sections + "</MONITOR>";
+  return out + "</FRAMES>";
 }
 
 std::vector<detail_setting> parse_detail_settings(const std::string& argument_text) {

@@ -1,6 +1,6 @@
 // DyPer's per-process commands (`<DYPER PID='pid' COMMAND=..>`) and DYPATCH requests
 // (`<DYPATCH PID='pid' COMMAND=..>`). The codec keeps their argument as XML text: each
-// command reads its own argument (actors/process_commands.cpp), so the codec stays one
+// command reads its own argument (dyper/process_commands.cpp), so the codec stays one
 // envelope rule for every process command.
 #pragma once
 
@@ -30,16 +30,24 @@ struct process_command_reply {
 };
 
 // A gateway connection asks for DyPer's unsolicited process messages: `<DYPER START='pid'/>`
-// when a process is attached, `<DYPER END='pid'/>` when it is detached or exits.
+// when a process is attached, `<DYPER END='pid'/>` when it is detached or exits, and the
+// periodic `<DYPER REPORT='pid' TIME='ms'>…</DYPER>`.
 struct process_announcements {
   caf::actor subscriber;
 };
 struct process_announcement {
-  std::string xml;
+  enum kind_t : std::uint8_t { start, end, report };
+  std::string xml;  // the message as the gateway's clients get it
+  // The same in parts, for a connection that names the process otherwise (DyPer's
+  // `<pid>@<host>`, actors/dyper_controller_dialer.hpp).
+  std::int32_t pid = 0;
+  kind_t kind = start;
+  std::int64_t time_ms = 0;  // REPORT: its TIME
+  std::string body;          // REPORT: the <MONITOR> element
 };
 
 PERFDM_INSPECT(process_announcements, x.subscriber)
-PERFDM_INSPECT(process_announcement, x.xml)
+PERFDM_INSPECT(process_announcement, x.xml, x.pid, x.kind, x.time_ms, x.body)
 PERFDM_INSPECT(process_command, x.pid, x.dypatch, x.command, x.argument)
 PERFDM_INSPECT(process_command_reply, x.dypatch, x.error, x.body)
 
