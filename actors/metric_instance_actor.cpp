@@ -56,7 +56,8 @@ histogram_data to_data(mi_handle id, const histogram& h) {
   d.width = to_seconds(h.width());
   d.nbins = static_cast<std::uint32_t>(bucket_count);
   auto last = h.last_bucket_with_data();
-  for (std::ptrdiff_t i = 0; i <= last; ++i) d.values.push_back(h.bucket(static_cast<std::size_t>(i)));
+  for (std::ptrdiff_t i = 0; i <= last; ++i)
+    d.values.push_back(h.reading(static_cast<std::size_t>(i)));
   return d;
 }
 

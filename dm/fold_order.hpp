@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "dm/histogram.hpp"
 #include "messages/time.hpp"
 
 namespace perfdm {
@@ -27,11 +28,29 @@ struct pending_fold {
 };
 
 // The first instant a base cannot hold: start + 1000 x width (B1, B4).
-time_ns time_base_end(time_ns start, time_ns width);
+inline time_ns time_base_end(time_ns start, time_ns width) {
+  return start + static_cast<time_ns>(bucket_count) * width;
+}
 
 // The fold `now` requires next, if any: of the bases whose end is at or before `now`, the
 // one whose end comes first; the global base on a tie. Folding it moves its end, so the
-// caller asks again until nothing is left (B4: one fold per doubling).
-std::optional<pending_fold> next_fold(const time_base_view& bases, time_ns now);
+// caller asks again until nothing is left (B4: one fold per doubling). Inline: the data
+// manager asks before every sample.
+inline std::optional<pending_fold> next_fold(const time_base_view& b, time_ns now) {
+  std::optional<pending_fold> global;
+  time_ns global_end = 0;
+  if (b.any_mi) {
+    global_end = time_base_end(0, b.global_width);
+    if (now >= global_end) global = pending_fold{0, b.global_width * 2, true};
+  }
+  const bool shares_global = b.current_start == 0;
+  if (!shares_global && b.any_current_histogram) {
+    const time_ns current_end = time_base_end(b.current_start, b.current_width);
+    // Time order: the current base first only when it reached its end strictly earlier.
+    if (now >= current_end && (!global || current_end < global_end))
+      return pending_fold{b.current_start, b.current_width * 2, false};
+  }
+  return global;
+}
 
 }  // namespace perfdm

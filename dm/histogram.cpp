@@ -103,9 +103,10 @@ void histogram::add(time_ns t0, time_ns t1, double value,
       open_.weighted += value * overlap;
       open_.covered += overlap;
       open_.rounding += std::fabs(value * overlap) * double_rounding_bound;
-      // Levels that cancel (see float_rounding_bound): the mean is 0 and stays so.
-      if (std::fabs(open_.weighted) <= open_.rounding) open_.weighted = 0.0;
-      means_[j] = static_cast<float>(open_.weighted / open_.covered);
+      // Levels that cancel (see float_rounding_bound) store a mean of 0. The open sums keep
+      // the residue, which is below the bound: off the chain from one add() to the next.
+      const double weighted = std::fabs(open_.weighted) <= open_.rounding ? 0.0 : open_.weighted;
+      means_[j] = static_cast<float>(weighted / open_.covered);
       covered_[j] = static_cast<float>(open_.covered);
       if (t1 <= next) break;
       from = next;
@@ -165,8 +166,10 @@ void histogram::fold() {
         const double wx = static_cast<double>(x) * static_cast<double>(cx);
         const double wy = static_cast<double>(y) * static_cast<double>(cy);
         double weighted = wx + wy;
-        // Halves that cancel read 0 (see float_rounding_bound).
-        if (std::fabs(weighted) <= (std::fabs(wx) + std::fabs(wy)) * float_rounding_bound)
+        // Halves that cancel read 0 (see float_rounding_bound); only levels of opposite
+        // signs can.
+        if ((x < 0.0f) != (y < 0.0f) &&
+            std::fabs(weighted) <= (std::fabs(wx) + std::fabs(wy)) * float_rounding_bound)
           weighted = 0.0;
         m[j] = static_cast<float>(weighted / total);
         c[j] = static_cast<float>(total);
@@ -182,10 +185,9 @@ void histogram::fold() {
   completed_ /= 2;
 }
 
-double histogram::bucket(std::size_t i) const {
-  if (style_ == metric_style::counter) return sums_[i];
-  if (covered_[i] == 0.0f) return no_data;
-  return float_as_decimal(means_[i]);
+double histogram::reading(metric_style style, double stored) {
+  if (style == metric_style::counter || std::isnan(stored)) return stored;
+  return float_as_decimal(static_cast<float>(stored));  // exact: stored is a float
 }
 
 std::ptrdiff_t histogram::last_bucket_with_data() const {

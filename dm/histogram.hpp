@@ -22,7 +22,7 @@ time_ns width_covering(time_ns elapsed, time_ns base = base_bucket_width);
 // A bucket that became complete (rule B7): every sample end since has moved past its end.
 struct completed_bucket {
   std::uint32_t index;
-  double value;  // NaN: no data
+  double value;  // as stored (histogram::bucket); NaN: no data
 };
 
 class histogram {
@@ -48,9 +48,19 @@ class histogram {
   // B4: width doubles, buckets 2j and 2j+1 merge into j, buckets 500..999 become NaN.
   void fold();
 
-  // NaN = no data (B2). A SAMPLED mean is read back from its float storage as the shortest
-  // decimal that names that float (float_as_decimal): a level of 0.1 reads 0.1.
-  double bucket(std::size_t i) const;
+  // NaN = no data (B2). A SAMPLED mean is the float it is stored as (exact in double).
+  double bucket(std::size_t i) const {
+    if (style_ == metric_style::counter) return sums_[i];
+    return covered_[i] == 0.0f ? std::numeric_limits<double>::quiet_NaN()
+                               : static_cast<double>(means_[i]);
+  }
+  // The bucket as DATA replies and data events give it (docs/PROTOCOL.md §7, choice 22).
+  double reading(std::size_t i) const { return reading(style_, bucket(i)); }
+  // A stored value (bucket(), completed_bucket::value) as it is given out: a SAMPLED mean as
+  // the shortest decimal naming its float (float_as_decimal), so 0.1 reads 0.1; a COUNTER
+  // sum unchanged. Done where values leave the histogram, not in add(): the conversion
+  // costs about 35 ns, paid once per value given out rather than per completed bucket.
+  static double reading(metric_style style, double stored);
   // Highest bucket index holding data, or -1 when the histogram is empty.
   std::ptrdiff_t last_bucket_with_data() const;
   // Buckets [0, completed()) have been reported complete.

@@ -23,8 +23,9 @@ bool erase(std::vector<stream_handle>& xs, stream_handle s) {
 }
 
 void collect(const std::vector<completed_bucket>& buckets, mi_handle id, phase_type type,
-             std::vector<data_value>& out) {
-  for (auto& b : buckets) out.push_back(data_value{id, type, b.index, b.value});
+             metric_style style, std::vector<data_value>& out) {
+  for (auto& b : buckets)
+    out.push_back(data_value{id, type, b.index, histogram::reading(style, b.value)});
 }
 
 }  // namespace
@@ -103,11 +104,11 @@ void metric_instance_state::add(time_ns t0, time_ns t1, double value, completed_
   thread_local std::vector<completed_bucket> done;
   done.clear();
   global_->add(t0, t1, value, out ? &done : nullptr);
-  if (out) collect(done, id_, phase_type::global, out->global);
+  if (out) collect(done, id_, phase_type::global, style_, out->global);
   if (current_) {
     done.clear();
     current_->add(t0, t1, value, out ? &done : nullptr);
-    if (out) collect(done, id_, phase_type::current, out->current);
+    if (out) collect(done, id_, phase_type::current, style_, out->current);
   }
 }
 

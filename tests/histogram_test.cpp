@@ -186,13 +186,19 @@ TEST_CASE("B3 SAMPLED reads back as the shortest decimal naming its float", "[hi
   h.add(w0, 2 * w0, 2.7, &done);
   h.add(2 * w0, 3 * w0, -1.0 / 3.0, &done);
   h.add(3 * w0, 4 * w0, 1e-30, &done);
-  CHECK(h.bucket(0) == 0.1);  // not 0.10000000149011612
-  CHECK(h.bucket(1) == 2.7);
-  CHECK(h.bucket(2) == -0.33333334);
-  CHECK(h.bucket(3) == 1e-30);
+  CHECK(h.bucket(0) == static_cast<double>(0.1f));  // stored: 0.10000000149011612
+  CHECK(h.reading(0) == 0.1);                        // given out
+  CHECK(h.reading(1) == 2.7);
+  CHECK(h.reading(2) == -0.33333334);
+  CHECK(h.reading(3) == 1e-30);
+  CHECK(std::isnan(h.reading(4)));
   REQUIRE(done.size() == 4);
-  CHECK(done[0].value == 0.1);  // the completed values read the same way
-  CHECK(done[1].value == 2.7);
+  // Completed buckets carry the stored value; read the same way.
+  CHECK(histogram::reading(metric_style::sampled, done[0].value) == 0.1);
+  CHECK(histogram::reading(metric_style::sampled, done[1].value) == 2.7);
+  // COUNTER sums are given out as they are, even when they happen to be a float.
+  CHECK(histogram::reading(metric_style::counter, static_cast<double>(0.1f)) ==
+        static_cast<double>(0.1f));
 }
 
 TEST_CASE("B3 B4 SAMPLED levels that cancel read exactly 0", "[histogram]") {
@@ -266,8 +272,9 @@ TEST_CASE("B3 SAMPLED holds the time-weighted mean over the covered part", "[his
   // the float nearest it and read back as that float's shortest decimal, 0.1.
   histogram c(metric_style::sampled, 0, base_bucket_width);
   for (time_ns t = 0; t < 200 * ms; t += 7 * ms) c.add(t, t + 7 * ms, 0.1, nullptr);
-  CHECK(c.bucket(0) == 0.1);
-  CHECK(c.bucket(1) == 0.1);
+  CHECK(c.bucket(0) == static_cast<double>(0.1f));
+  CHECK(c.bucket(1) == static_cast<double>(0.1f));
+  CHECK(c.reading(0) == 0.1);
 }
 
 TEST_CASE("B3 zero-length SAMPLED sample changes no bucket", "[histogram]") {
@@ -343,9 +350,9 @@ TEST_CASE("B3 SAMPLED means keep at least 7 significant digits", "[histogram]") 
   SECTION("a single level reads back as the nearest float") {
     histogram h(metric_style::sampled, 0, base_bucket_width);
     h.add(10 * ms, 60 * ms, level, nullptr);
-    // The float nearest the level is 1e9 + 128. Its shortest decimal is "1000000128": no
-    // form with fewer characters names that float, so it reads back unchanged.
-    CHECK(h.bucket(0) == static_cast<double>(static_cast<float>(level)));
+    CHECK(h.bucket(0) == static_cast<double>(static_cast<float>(level)));  // 1e9 + 128
+    // Its shortest decimal is "1000000128": no form with fewer characters names that float.
+    CHECK(h.reading(0) == h.bucket(0));
     CHECK(std::abs(h.bucket(0) - level) <= 32.0);
     CHECK(digits7(h.bucket(0), level));
   }
