@@ -4,6 +4,7 @@
 
 #include <caf/stateful_actor.hpp>
 
+#include "actors/callgraph_report.hpp"
 #include "actors/histogram.hpp"
 #include "actors/pc_metric_sampler.hpp"
 #include "actors/proc_sampler.hpp"
@@ -166,8 +167,9 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
     if (s.ended) return;
     s.ended = true;
     if (exited && s.registry) {
-      native_ended last{s.profile_report(), s.stacks_of(s.last)};
-      last.profile.ended = last.stacks.ended = true;
+      native_ended last{s.profile_report(), s.stacks_of(s.last),
+                        to_callgraph_report(s.calls.view(), s.info.pid)};
+      last.profile.ended = last.stacks.ended = last.callgraph.ended = true;
       self->send(s.registry, std::move(last));
     }
     self->send(s.dm, source_unregister{caf::actor_cast<caf::actor>(self)});
@@ -297,6 +299,9 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       schedule_stack();
     },
     [=](profile_request&) { return self->state.profile_report(); },
+    [=](callgraph_request&) {
+      return to_callgraph_report(self->state.calls.view(), self->state.info.pid);
+    },
     // The process's DyPer settings changed (SET, USETHREAD, CLASSES).
     [=](native_settings& x) {
       auto& s = self->state;

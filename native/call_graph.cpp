@@ -18,6 +18,12 @@ bool system_startup_module(const std::string& module) {
   return false;
 }
 
+// The C++ library's wrappers a thread starts through (std::thread's _State_impl::_M_run,
+// std::__invoke…), named with or without their return type.
+bool library_wrapper(const std::string& function) {
+  return function.compare(0, 5, "std::") == 0 || function.find(" std::") != std::string::npos;
+}
+
 }  // namespace
 
 void call_graph::add_stack(const std::vector<stack_frame>& frames) {
@@ -28,7 +34,8 @@ void call_graph::add_stack(const std::vector<stack_frame>& frames) {
   for (auto& f : frames) names.push_back(code_resource(f));
   std::string entry = names.back();
   for (std::size_t i = frames.size(); i-- > 0;)
-    if (!system_startup_module(module_part(frames[i].module))) {
+    if (!system_startup_module(module_part(frames[i].module)) && frames[i].function != "_start" &&
+        !library_wrapper(frames[i].function)) {
       entry = names[i];
       break;
     }

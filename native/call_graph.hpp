@@ -5,9 +5,9 @@
 // - each caller → callee pair of adjacent frames (functions named as /Code resources;
 //   a function calling itself adds nothing);
 // - its entry: the outermost frame outside the system's start-up code (the C library, the
-//   dynamic loader, libstdc++, libgcc), i.e. `main` for the main thread and a thread's start
-//   routine (or the std::thread wrapper that calls it) for the others; the outermost frame
-//   when every frame is system code. The frames outside it still give edges.
+//   dynamic loader, libstdc++, libgcc, `_start`, the `std::` wrappers of std::thread), i.e.
+//   `main` for the main thread and a thread's start routine for the others; the outermost
+//   frame when every frame is such code. The frames outside it still give edges.
 #pragma once
 
 #include <cstdint>

@@ -197,3 +197,37 @@ TEST_CASE("PC metrics live: tiny writes are many io_ops of few io_bytes each",
   CHECK(r[1] / r[0] == Approx(16).margin(1));
   CHECK(r[2] > 0.2);
 }
+
+TEST_CASE(
+    "CALLGRAPH of the CPU workload: main → run → parse → tokenize, entries main and the "
+    "housekeeper's routine",
+    "[pc-metrics][live]") {
+  workload_process w("pc_cpu");
+  engine e;
+  e.watch(w.pid);
+  e.wait_for_resource("/Code/pc_cpu/tokenize");
+  auto process = "<PROCESS PID='" + std::to_string(w.pid) + "'/>";
+  std::string graph;
+  // A few samples, so that the hot chain was seen more than once.
+  REQUIRE(test::eventually([&] {
+    graph = e.dm("CALLGRAPH", process);
+    std::smatch m;
+    return std::regex_search(graph, m, std::regex("STACKS='([0-9]+)'")) &&
+           std::stoi(m[1].str()) >= 20;
+  }));
+  INFO(graph);
+  CHECK_THAT(graph, Catch::Contains("<CALLGRAPH PID='" + std::to_string(w.pid) + "'"));
+  for (auto [caller, callee] :
+       {std::pair{"main", "run"}, std::pair{"run", "parse"}, std::pair{"parse", "tokenize"}})
+    CHECK(std::regex_search(
+        graph, std::regex(std::string("<EDGE CALLER='/Code/pc_cpu/") + caller +
+                          "' CALLEE='/Code/pc_cpu/" + callee + "' SAMPLES='[1-9][0-9]*'/>")));
+  CHECK_THAT(graph, Catch::Contains("<ENTRY NAME='/Code/pc_cpu/main'"));
+  CHECK_THAT(graph, Catch::Contains("<ENTRY NAME='/Code/pc_cpu/idle_housekeeping'"));
+  CHECK_THAT(graph, !Catch::Contains("CALLER='/Code/pc_cpu/tokenize' CALLEE='/Code/pc_cpu/parse'"));
+  // Every watched process merged (here one), and the errors.
+  CHECK_THAT(e.dm("CALLGRAPH"), Catch::Contains("CALLER='/Code/pc_cpu/parse'"));
+  CHECK_THAT(e.dm("CALLGRAPH", "<PROCESS PID='999999999'/>"), Catch::Contains("UNKNOWN_TARGET"));
+  CHECK_THAT(e.dm("CALLGRAPH", "<PROCESS PID='x'/>"), Catch::Contains("BAD_ARGUMENT"));
+  CHECK_THAT(e.dm("CALLGRAPH", "<STACKS/>"), Catch::Contains("BAD_ARGUMENT"));
+}

@@ -3,7 +3,10 @@
 // thread waits on, the sampled call graph, and the sampler that turns samples into DM samples.
 #include <catch2/catch.hpp>
 
+#include "actors/callgraph_report.hpp"
 #include "actors/pc_metric_sampler.hpp"
+#include "messages/callgraph_messages.hpp"
+#include "messages/xml_codec.hpp"
 #include "native/call_graph.hpp"
 #include "native/focus_attribution.hpp"
 #include "native/pc_resources.hpp"
@@ -289,9 +292,22 @@ TEST_CASE("the sampled call graph: entries and caller-callee edges with stack co
   CHECK(edge("/Code/pc_cpu/tokenize", "/Code/pc_cpu/parse") == 0);
   // Entries: the outermost frame outside the start-up code (main, a thread's routine).
   std::map<std::string, std::uint64_t> entries(v.entries.begin(), v.entries.end());
-  CHECK(entries["/Code/pc_cpu/_start"] == 2);  // _start is in the program itself
+  CHECK(entries.count("/Code/pc_cpu/_start") == 0);  // in the program, but start-up code
   CHECK(entries["/Code/pc_cpu/locker"] == 1);
-  CHECK(entries["/Code/pc_cpu/main"] == 1);
+  CHECK(entries["/Code/pc_cpu/main"] == 3);
+  call_graph wrapped;
+  wrapped.add_stack(
+      {frame(app, "worker()"), frame(app, "void std::__invoke_impl<void, void (*)()>()"),
+       frame(app,
+             "std::thread::_State_impl<std::thread::_Invoker<std::tuple<void "
+             "(*)()> > >::_M_run()"),
+       frame("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "execute_native_thread_routine"),
+       frame(libc, "start_thread"), frame(libc, "clone3")});
+  REQUIRE(wrapped.view().entries.size() == 1);
+  CHECK(wrapped.view().entries[0].first == "/Code/pc_cpu/worker");
+  call_graph all_system;
+  all_system.add_stack({frame(libc, "epoll_wait"), frame(libc, "clone3")});
+  CHECK(all_system.view().entries[0].first == "/Code/libc.so.6/clone3");
   call_graph_view both = v;
   merge_call_graph(both, v);
   CHECK(both.stacks == 8);
@@ -356,4 +372,41 @@ TEST_CASE("pc_metric_sampler: samples per collecting MI, spanning the sampling i
   s.set_collecting({});
   CHECK_FALSE(s.collecting());
   CHECK_FALSE(s.needs_io());
+}
+
+TEST_CASE("CALLGRAPH reads and prints in canonical form; replies of processes merge",
+          "[pc-metrics][xml]") {
+  auto all = parse_request("<dyper pid='DM' command='callgraph'/>");
+  REQUIRE_FALSE(all.error);
+  CHECK(print_request("DM", all.request) == "<DYPER PID='DM' COMMAND='CALLGRAPH'/>");
+  auto one = parse_request("<dyper pid='DM' command='CALLGRAPH'><process pid='0042'/></dyper>");
+  REQUIRE_FALSE(one.error);
+  CHECK(print_request("DM", one.request) ==
+        "<DYPER PID='DM' COMMAND='CALLGRAPH'><PROCESS PID='42'/></DYPER>");
+  CHECK(parse_request("<DYPER PID='DM' COMMAND='CALLGRAPH'><PROCESS/></DYPER>").error);
+  CHECK(parse_request("<DYPER PID='DM' COMMAND='CALLGRAPH'><THREAD PID='1'/></DYPER>").error);
+  callgraph_report r;
+  r.pid = 7;
+  r.stacks = 3;
+  r.entries = {{"/Code/a/main", 3}};
+  r.edges = {{"/Code/a/main", "/Code/a/f<int>", 2}};
+  CHECK(print_reply("DM", caf::make_message(r)) ==
+        "<DYPER_REPLY ID='DM'><CALLGRAPH PID='7' STACKS='3'><ENTRY NAME='/Code/a/main' "
+        "SAMPLES='3'/><EDGE CALLER='/Code/a/main' CALLEE='/Code/a/f&lt;int&gt;' SAMPLES='2'/>"
+        "</CALLGRAPH></DYPER_REPLY>");
+  callgraph_report other;
+  other.pid = 8;
+  other.stacks = 1;
+  other.entries = {{"/Code/b/main", 1}};
+  other.edges = {{"/Code/a/main", "/Code/a/f<int>", 1}};
+  callgraph_report merged;
+  merge_callgraph_report(merged, r);
+  merge_callgraph_report(merged, other);
+  CHECK(merged.pid == 0);
+  CHECK(merged.stacks == 4);
+  CHECK(merged.entries.size() == 2);
+  REQUIRE(merged.edges.size() == 1);
+  CHECK(merged.edges[0].samples == 3);
+  CHECK(print_reply("DM", caf::make_message(merged)).find("<CALLGRAPH STACKS='4'>") !=
+        std::string::npos);
 }
