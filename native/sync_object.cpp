@@ -30,7 +30,8 @@ const char* blocking_kind(const std::string& f) {
   if (one_of(f, {"flock", "lockf"})) return "FileLock";
   if (one_of(f, {"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait"}))
     return "CondVar";
-  if (one_of(f, {"pthread_join", "pthread_timedjoin_np", "pthread_clockjoin_np"})) return "Join";
+  // pthread_join, pthread_timedjoin_np, pthread_clockjoin_ex (glibc's own), ...
+  if (f.compare(0, 8, "pthread_") == 0 && f.find("join") != std::string::npos) return "Join";
   if (one_of(f, {"sem_wait", "sem_timedwait", "sem_clockwait"})) return "Semaphore";
   if (f == "pthread_barrier_wait") return "Barrier";
   if (one_of(f, {"waitpid", "wait", "wait4", "waitid"})) return "Child";
@@ -87,7 +88,20 @@ sync_object identify_sync_object(const std::vector<stack_frame>& frames,
 sync_object sync_object_namer::name(const std::vector<stack_frame>& frames,
                                     const thread_syscall& syscall) {
   auto o = identify_sync_object(frames, syscall);
+  bool in_futex = syscall.valid && !syscall.running && syscall.number == futex_syscall_number();
+  char address[32] = {};
+  if (in_futex)
+    std::snprintf(address, sizeof address, "0x%llx",
+                  static_cast<unsigned long long>(syscall.args[0]));
+  if (o.kind == "Other" && in_futex) {
+    // Asleep in a futex when its state was read, but woken and on its way by the time its
+    // stack was taken: the futex of a known lock names it.
+    if (auto k = kinds_.find(address); k != kinds_.end())
+      return sync_object{k->second, address, o.call_site};
+    return o;
+  }
   if (o.kind != "Mutex" && o.kind != "Semaphore") return o;
+  if (in_futex && o.object == address) kinds_.emplace(address, o.kind);
   auto key = std::make_pair(o.kind, o.call_site);
   bool has_address = o.object.compare(0, 2, "0x") == 0;
   auto known = addresses_.find(key);

@@ -20,7 +20,11 @@
 // reads "running") shows no address; sync_object_namer remembers which address each call site
 // blocked on and names such a sample by it, so that one mutex is one resource. A call site
 // seen blocking on two addresses (a function that locks the mutex it is given) is ambiguous
-// and keeps its call-site name.
+// and keeps its call-site name. The other way round, the state and the system call are read
+// together before the thread is stopped, its stack after: a thread asleep in a lock's futex at
+// the first read may have the lock and run on by the second, its stack showing no blocking
+// call (kind Other). When that futex is an address seen as a lock before, it names the
+// sample (the time was spent waiting on that lock).
 #pragma once
 
 #include <map>
@@ -50,6 +54,8 @@ class sync_object_namer {
  private:
   // (kind, call site) → the address seen there; "" once a second one was seen.
   std::map<std::pair<std::string, std::string>, std::string> addresses_;
+  // Futex address → the kind of lock seen sleeping on it.
+  std::map<std::string, std::string> kinds_;
 };
 
 }  // namespace perfdm::native

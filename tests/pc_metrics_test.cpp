@@ -218,6 +218,8 @@ TEST_CASE("the sync object: the futex address of a mutex, else the call site", "
                                     frame(libc, "___pthread_join"), frame(app, "main", 80)},
                                    futex_on(0x7f00));
   CHECK(join.kind == "Join");
+  CHECK(identify_sync_object({frame(libc, "__pthread_clockjoin_ex"), frame(app, "main", 80)}, {})
+            .kind == "Join");
   CHECK(join.object == "main@80");
   auto other = identify_sync_object({frame(libc, "epoll_pwait2"), frame(app, "loop()")}, {});
   CHECK(other.kind == "Other");
@@ -238,6 +240,14 @@ TEST_CASE("sync_object_namer: a call site seen on one mutex names it when no add
   // A second address at the same call site: ambiguous, back to the call site.
   CHECK(namer.name(mutex_stack(), futex_on(0xdef)).object == "0xdef");
   CHECK(namer.name(mutex_stack(), running).object == "update_shared_table@34");
+  // Asleep in the futex of a known mutex when the state was read, running by the time the stack
+  // was: that mutex. An unknown futex stays Other.
+  std::vector<stack_frame> ran_on = {frame(app, "spin()"), frame(app, "update_shared_table()", 35)};
+  auto woken = namer.name(ran_on, futex_on(0xabc));
+  CHECK(woken.kind == "Mutex");
+  CHECK(woken.object == "0xabc");
+  CHECK(namer.name(ran_on, futex_on(0x999)).kind == "Other");
+  CHECK(namer.name(ran_on, running).kind == "Other");
   // Other kinds are left as they are.
   auto cv =
       namer.name({frame(libc, "___pthread_cond_wait"), frame(app, "consumer()", 9)}, futex_on(0x1));
@@ -374,7 +384,7 @@ TEST_CASE("pc_metric_sampler: samples per collecting MI, spanning the sampling i
   CHECK_FALSE(s.needs_io());
 }
 
-TEST_CASE("CALLGRAPH reads and prints in canonical form; replies of processes merge",
+TEST_CASE("CALLGRAPH reads and prints in canonical form, and replies of processes merge",
           "[pc-metrics][xml]") {
   auto all = parse_request("<dyper pid='DM' command='callgraph'/>");
   REQUIRE_FALSE(all.error);
