@@ -47,16 +47,18 @@ struct engine : test::live_engine {
     }));
     return m[1].str();
   }
-  int enable(const std::string& metric, const std::string& focus) {
-    auto r = dm("ENABLE", "<ENABLE STREAM='0' METRIC='" + metric + "' FOCUS='" + focus + "'/>");
+  int enable(const std::string& metric, const std::string& focus,
+             const std::string& phase = "GLOBAL") {
+    auto r = dm("ENABLE", "<ENABLE STREAM='0' METRIC='" + metric + "' FOCUS='" + focus +
+                              "' PHASE='" + phase + "'/>");
     std::smatch m;
     INFO(r);
     REQUIRE(std::regex_search(r, m, std::regex("MI ID='([0-9]+)'")));
     return std::stoi(m[1].str());
   }
   // The data of an MI so far: the sum of its buckets with data, and the seconds they span.
-  std::pair<double, double> data(int mi) {
-    auto r = dm("DATA", "<DATA MI='" + std::to_string(mi) + "'/>");
+  std::pair<double, double> data(int mi, const std::string& phase = "GLOBAL") {
+    auto r = dm("DATA", "<DATA MI='" + std::to_string(mi) + "' PHASE='" + phase + "'/>");
     std::smatch m;
     double width = 0;
     if (std::regex_search(r, m, std::regex("WIDTH='([^']+)'"))) width = std::stod(m[1].str());
@@ -79,15 +81,16 @@ struct engine : test::live_engine {
     return n > 0 ? sum / n : std::nan("");
   }
   // Waits for `seconds` of data of every MI, then gives each one's rate (per second).
-  std::vector<double> rates(const std::vector<int>& mis, double seconds = 2.5) {
+  std::vector<double> rates(const std::vector<int>& mis, double seconds = 2.5,
+                            const std::string& phase = "GLOBAL") {
     REQUIRE(test::eventually([&] {
       for (int mi : mis)
-        if (data(mi).second < seconds) return false;
+        if (data(mi, phase).second < seconds) return false;
       return true;
     }));
     std::vector<double> out;
     for (int mi : mis) {
-      auto [sum, span] = data(mi);
+      auto [sum, span] = data(mi, phase);
       out.push_back(sum / span);
     }
     return out;
@@ -230,4 +233,36 @@ TEST_CASE(
   CHECK_THAT(e.dm("CALLGRAPH", "<PROCESS PID='999999999'/>"), Catch::Contains("UNKNOWN_TARGET"));
   CHECK_THAT(e.dm("CALLGRAPH", "<PROCESS PID='x'/>"), Catch::Contains("BAD_ARGUMENT"));
   CHECK_THAT(e.dm("CALLGRAPH", "<STACKS/>"), Catch::Contains("BAD_ARGUMENT"));
+}
+
+TEST_CASE(
+    "PC metrics live: the phase workload moves from cpu in crunch_numbers to sync_wait "
+    "at its mutex when it says so",
+    "[pc-metrics][live]") {
+  workload_process w("pc_phases", {"30", "3"});
+  REQUIRE(w.line() == "pc_phases: phase cpu");
+  engine e;
+  e.watch(w.pid);
+  e.wait_for_resource("/Code/pc_phases/crunch_numbers");
+  int crunch = e.enable("cpu", "/Code/pc_phases/crunch_numbers");
+  int sync = e.enable("sync_wait", "/");
+  auto before = e.rates({crunch, sync}, 1.0);
+  INFO("phase cpu: crunch_numbers " << before[0] << ", sync_wait " << before[1]);
+  CHECK(before[0] > 0.6);
+  CHECK(before[1] < 0.1);
+  // At the switch a new perfdm phase starts: CURRENT data is the new phase's only.
+  std::smatch m;
+  auto switched = w.line();
+  REQUIRE(std::regex_search(switched, m, std::regex("phase lock mutex (0x[0-9a-f]+)")));
+  REQUIRE_THAT(e.dm("PHASE", "<PHASE NAME='lock'/>"), Catch::Contains("PHASE ID='1'"));
+  auto mutex = "/SyncObject/Mutex/" + m[1].str();
+  e.wait_for_resource(mutex);
+  // The same MI for crunch_numbers, now also for the current phase: its CURRENT histogram
+  // holds the new phase only.
+  int crunch_now = e.enable("cpu", "/Code/pc_phases/crunch_numbers", "CURRENT");
+  int at_mutex = e.enable("sync_wait", mutex, "CURRENT");
+  auto after = e.rates({crunch_now, at_mutex}, 1.5, "CURRENT");
+  INFO("phase lock: crunch_numbers " << after[0] << ", sync_wait at the mutex " << after[1]);
+  CHECK(after[0] < 0.15);  // a sample straddling the switch may leave a little
+  CHECK(after[1] > 1.5);
 }
