@@ -15,32 +15,9 @@
 #include <string>
 #include <utility>
 
-#include "messages/xml_codec.hpp"
+#include "actors/gateway_connection.hpp"
 
 namespace perfdm {
-
-struct gateway_options {
-  std::string host = "127.0.0.1";  // the address to listen on
-  std::uint16_t port = 0;          // 0: the system picks one
-  // Who serves a request, by target id compared case-insensitively: "DM" is the data
-  // manager. Processes that attach later get their own entries.
-  std::map<std::string, caf::actor> targets;
-  caf::actor log_writer;  // answers write_log (LOG); none: LOG answers INTERNAL
-  // A message longer than this gets a LIMIT reply and is skipped up to its trailer.
-  std::size_t max_message_bytes = max_request_bytes;
-  // Output a client has not read yet: above `pause_output_bytes` the connection stops reading
-  // (and so stops sending new requests to the engine) until it drains below a quarter of it;
-  // above `max_output_bytes` (stream events keep coming) the client is disconnected and its
-  // streams are closed.
-  std::size_t pause_output_bytes = 4u << 20;
-  std::size_t max_output_bytes = 64u << 20;
-  // Where the gateway reports connections that end badly (a partial message, a client too
-  // slow); none: standard error.
-  std::function<void(const std::string&)> note;
-};
-
-// The key under which gateway_options::targets holds the data manager.
-inline constexpr const char* data_manager_target = "DM";
 
 // Opens the listening socket and starts the I/O thread. Returns the gateway's actor (send it
 // an exit message to stop the gateway and every connection; get_atom asks its port) and the

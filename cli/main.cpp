@@ -19,6 +19,7 @@
 #include "cli/native_log_module.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/engine_listener.hpp"
+#include "cli/engine_http.hpp"
 #include "cli/client_command.hpp"
 #include "cli/engine_publisher.hpp"
 #include "cli/readable.hpp"
@@ -93,7 +94,8 @@ void wait_for_stop_signal() {
 // before the first request (engine --pid), each answered like a request of its own.
 int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
         const std::string& log_path, const std::string& listen = {},
-        const std::vector<int>& watch = {}, const perfdm::publish_options& publish = {}) {
+        const std::vector<int>& watch = {}, const perfdm::publish_options& publish = {},
+        const perfdm::http_options& http = {}) {
   perfdm::session s(o);
   auto print = [&](const perfdm::session_line& l) {
     std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
@@ -138,8 +140,12 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
         input_open = false;
     }
   };
+  auto open_connections = std::make_shared<std::atomic<std::int64_t>>(0);
   perfdm::engine_listener listener;
-  if (!listen.empty() && !listener.start(s, listen, o.default_log, std::cerr)) return 1;
+  if (!listen.empty() && !listener.start(s, listen, o.default_log, std::cerr, open_connections))
+    return 1;
+  perfdm::engine_http dashboard;
+  if (!dashboard.start(s, http, o.default_log, open_connections, std::cerr)) return 1;
   perfdm::engine_publisher publisher;
   if (!publisher.start(s, publish, o.default_log, std::cerr)) return 1;
   std::string line;
@@ -152,8 +158,9 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
     s.run_line(line, print);
     std::cout.flush();
   }
-  if (listener.running() || publisher.running()) {
+  if (listener.running() || publisher.running() || dashboard.running()) {
     wait_for_stop_signal();
+    dashboard.stop();
     listener.stop();
     publisher.stop();
   }
@@ -238,6 +245,8 @@ int main(int argc, char** argv) {
                      "one; the engine then runs until SIGINT/SIGTERM");
   perfdm::publish_options engine_publish;
   perfdm::add_publish_options(*engine, engine_publish);
+  perfdm::http_options engine_http;
+  perfdm::add_http_options(*engine, engine_http);
 
   std::string log_compression = "zlib";
   for (auto* sub : {replay, engine})
@@ -307,7 +316,7 @@ int main(int argc, char** argv) {
     if (!perfdm::configure_publishing(o, engine_publish, std::cerr)) return 1;
     install_stop_handlers();
     return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen,
-               watch_pids, engine_publish);
+               watch_pids, engine_publish, engine_http);
   }
   std::ifstream in(demo_file);
   return run(in, o, true, true, demo_log);

@@ -13,6 +13,12 @@ packages+=(libelf-dev libdw-dev elfutils liblttng-ust-dev lttng-tools)
 # Remote clients over TLS: libcaf-openssl0.17 comes with libcaf-dev; the tests make their
 # certificates with the openssl command; cli/openssl_error_queue.cpp builds against libssl.
 packages+=(openssl libssl-dev)
+# The dashboard (engine --http, docs/DASHBOARD.md): Chart.js, served from where Debian installs
+# it; its tests drive Debian's chromium with puppeteer-core (npm, below) and scrape /metrics
+# with a real Prometheus (promtool checks the exposition). Node.js may come from elsewhere.
+packages+=(libjs-chart.js chromium prometheus)
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,10 +26,18 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
 
-echo "setup: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# puppeteer-core for the dashboard's browser test, into tests/browser/node_modules as the
+# committed package-lock.json says (it drives /usr/bin/chromium: no browser is downloaded).
+browser_tests="$(dirname "$0")/../tests/browser"
+if [ ! -d "$browser_tests/node_modules/puppeteer-core" ]; then
+  echo "setup: npm ci in tests/browser"
+  (cd "$browser_tests" && npm ci --no-audit --no-fund --silent)
+fi

@@ -1,0 +1,293 @@
+#include "http/http_server.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <caf/sec.hpp>
+#include <optional>
+#include <thread>
+
+#include "http/metrics_scrape.hpp"
+#include "http/prometheus_text.hpp"
+#include "http/server_context.hpp"
+#include "http/websocket_session.hpp"
+
+namespace perfdm {
+
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+// A request's head and body are small (the page sends only GETs and the WebSocket upgrade);
+// a client gets this long to send one, and to take a response.
+constexpr std::size_t max_request_head = 16 * 1024;
+constexpr std::size_t max_request_body = 16 * 1024;
+constexpr auto request_timeout = std::chrono::seconds(30);
+
+constexpr const char* websocket_path = "/ws";
+constexpr const char* metrics_path = "/metrics";
+
+std::string path_of(beast::string_view target) {
+  auto t = std::string(target);
+  if (auto q = t.find('?'); q != std::string::npos) t.resize(q);
+  return t;
+}
+
+// A WebSocket from another site's page would act with the user's engine: a browser always
+// says where the page came from, and only the dashboard's own origin is let in. Clients that
+// are not browsers send no Origin.
+bool same_origin(const http::request<http::string_body>& req) {
+  auto origin = req[http::field::origin];
+  if (origin.empty()) return true;
+  auto host = std::string(req[http::field::host]);
+  return origin == "http://" + host || origin == "https://" + host;
+}
+
+class http_session final : public server_session,
+                           public std::enable_shared_from_this<http_session> {
+ public:
+  http_session(std::shared_ptr<server_context> ctx, tcp::socket socket)
+      : ctx_(std::move(ctx)), stream_(std::move(socket)) {
+    ++ctx_->open_connections;
+  }
+  ~http_session() override {
+    --ctx_->open_connections;
+    ctx_->remove(registration_);
+  }
+
+  void start(bool refuse) {
+    registration_ = ctx_->add(weak_from_this());
+    if (refuse) {
+      // Over the connection limit: a clear answer, then the connection ends.
+      respond_text(http::status::service_unavailable, 11, false,
+                   "too many connections to this perfdm engine\n");
+      return;
+    }
+    read();
+  }
+
+  void shut_down() override { stream_.close(); }
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->header_limit(max_request_head);
+    parser_->body_limit(max_request_body);
+    stream_.expires_after(request_timeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == http::error::end_of_stream) {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      return;
+    }
+    if (ec == http::error::header_limit || ec == http::error::body_limit) {
+      respond_text(http::status::payload_too_large, 11, false, "request too large\n");
+      return;
+    }
+    if (ec) return;  // timeout or reset: the session ends
+    auto req = parser_->release();
+    auto path = path_of(req.target());
+    if (websocket::is_upgrade(req)) {
+      if (path != websocket_path)
+        return respond_text(http::status::not_found, req.version(), false, "no WebSocket here\n");
+      if (!same_origin(req))
+        return respond_text(http::status::forbidden, req.version(), false,
+                            "WebSocket from another origin refused\n");
+      stream_.expires_never();
+      start_websocket_session(ctx_, stream_.release_socket(), std::move(req));
+      return;
+    }
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return respond_text(http::status::method_not_allowed, req.version(), req.keep_alive(),
+                          "only GET and HEAD\n");
+    if (path == metrics_path) return serve_metrics(req.version(), req.keep_alive());
+    serve_file(req);
+  }
+
+  void serve_metrics(unsigned version, bool keep_alive) {
+    auto dm = ctx_->options.gateway->targets.find(data_manager_target);
+    if (dm == ctx_->options.gateway->targets.end())
+      return respond_text(http::status::internal_server_error, version, false, "no data manager\n");
+    // The session waits for nothing else meanwhile: the scrape holds it.
+    auto self = shared_from_this();
+    auto ctx = ctx_;
+    scrape_metrics(ctx_->sys, dm->second, ctx_->options.gateway->open_connections,
+                   [ctx, self, version, keep_alive](prometheus_snapshot s, std::string error) {
+                     auto text = error.empty() ? prometheus_exposition(s) : error + "\n";
+                     ctx->post([self, version, keep_alive, ok = error.empty(),
+                                text = std::move(text)]() mutable {
+                       self->respond_text(ok ? http::status::ok : http::status::service_unavailable,
+                                          version, keep_alive, std::move(text),
+                                          "text/plain; version=0.0.4; charset=utf-8");
+                     });
+                   });
+  }
+
+  void serve_file(const http::request<http::string_body>& req) {
+    auto target = req.target();
+    auto file =
+        static_file_for(ctx_->options.roots, std::string_view(target.data(), target.size()));
+    if (!file) return respond_text(http::status::bad_request, req.version(), false, "bad path\n");
+    beast::error_code ec;
+    http::file_body::value_type body;
+    body.open(file->c_str(), beast::file_mode::scan, ec);
+    if (ec)
+      return respond_text(http::status::not_found, req.version(), req.keep_alive(),
+                          "not found: " + path_of(req.target()) + "\n");
+    auto size = body.size();
+    auto res = std::make_shared<http::response<http::file_body>>(
+        std::piecewise_construct, std::make_tuple(std::move(body)),
+        std::make_tuple(http::status::ok, req.version()));
+    res->set(http::field::content_type, content_type_for(*file));
+    res->set(http::field::cache_control, "no-cache");
+    res->content_length(size);
+    res->keep_alive(req.keep_alive());
+    if (req.method() == http::verb::head) {
+      auto head =
+          std::make_shared<http::response<http::empty_body>>(http::status::ok, req.version());
+      head->set(http::field::content_type, content_type_for(*file));
+      head->content_length(size);
+      head->keep_alive(req.keep_alive());
+      return send(head);
+    }
+    send(res);
+  }
+
+  void respond_text(http::status status, unsigned version, bool keep_alive, std::string text,
+                    const char* type = "text/plain; charset=utf-8") {
+    auto res = std::make_shared<http::response<http::string_body>>(status, version);
+    res->set(http::field::content_type, type);
+    res->set(http::field::cache_control, "no-cache");
+    res->keep_alive(keep_alive);
+    res->body() = std::move(text);
+    res->prepare_payload();
+    send(res);
+  }
+
+  template <class Response>
+  void send(std::shared_ptr<Response> res) {
+    stream_.expires_after(request_timeout);
+    http::async_write(stream_, *res,
+                      [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                        if (ec) return;
+                        if (res->need_eof()) {
+                          beast::error_code ignored;
+                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                          return;
+                        }
+                        self->read();
+                      });
+  }
+
+  std::shared_ptr<server_context> ctx_;  // first: destroyed last, after the socket
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::uint64_t registration_ = 0;
+};
+
+class listener final : public server_session, public std::enable_shared_from_this<listener> {
+ public:
+  listener(std::shared_ptr<server_context> ctx, tcp::acceptor acceptor)
+      : ctx_(std::move(ctx)), acceptor_(std::move(acceptor)) {}
+
+  void start() {
+    ctx_->add(weak_from_this());
+    accept();
+  }
+  void shut_down() override {
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+  }
+
+ private:
+  void accept() {
+    acceptor_.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket s) {
+      if (ec == net::error::operation_aborted) return;
+      if (!ec) {
+        bool refuse = self->ctx_->open_connections >= self->ctx_->options.max_connections;
+        std::make_shared<http_session>(self->ctx_, std::move(s))->start(refuse);
+      }
+      // Out of descriptors and the like: the next accept may succeed, the others go on.
+      self->accept();
+    });
+  }
+
+  std::shared_ptr<server_context> ctx_;
+  tcp::acceptor acceptor_;
+};
+
+caf::error cannot_listen(const std::string& why) {
+  return caf::make_error(caf::sec::cannot_open_port, why);
+}
+
+}  // namespace
+
+struct http_server::impl {
+  std::shared_ptr<server_context> ctx;
+  std::uint16_t port = 0;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
+  std::thread thread;
+};
+
+caf::expected<std::unique_ptr<http_server>> http_server::start(caf::actor_system& sys,
+                                                               http_server_options options) {
+  auto ctx = std::make_shared<server_context>(sys, std::move(options));
+  auto& o = ctx->options;
+  beast::error_code ec;
+  auto address = net::ip::make_address(o.host, ec);
+  if (ec) {
+    tcp::resolver resolver(ctx->io);
+    auto found = resolver.resolve(o.host, std::to_string(o.port), ec);
+    if (ec || found.empty())
+      return cannot_listen("cannot resolve '" + o.host + "': " + ec.message());
+    address = found.begin()->endpoint().address();
+  }
+  tcp::acceptor acceptor(ctx->io);
+  tcp::endpoint endpoint(address, o.port);
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec)
+    return cannot_listen("cannot listen on " + o.host + ":" + std::to_string(o.port) + ": " +
+                         ec.message());
+  auto p = std::make_shared<impl>();
+  p->ctx = ctx;
+  p->port = acceptor.local_endpoint().port();
+  std::make_shared<listener>(ctx, std::move(acceptor))->start();
+  p->work.emplace(net::make_work_guard(ctx->io));
+  p->thread = std::thread([ctx] { ctx->io.run(); });
+  return std::unique_ptr<http_server>(new http_server(std::move(p)));
+}
+
+http_server::~http_server() {
+  stop();
+}
+
+std::uint16_t http_server::port() const {
+  return impl_->port;
+}
+
+void http_server::stop() {
+  if (!impl_->thread.joinable()) return;
+  auto ctx = impl_->ctx;
+  // Every socket closes on the I/O thread; their operations end, and with the work guard
+  // gone the thread's run() returns once the last handler ran.
+  ctx->post([ctx] { ctx->shut_down_all(); });
+  impl_->work.reset();
+  impl_->thread.join();
+}
+
+}  // namespace perfdm
