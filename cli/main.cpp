@@ -25,6 +25,7 @@
 #include "cli/readable.hpp"
 #include "cli/send_command.hpp"
 #include "log/log_command.hpp"
+#include "trace/log_trace.hpp"
 #include "cli/session.hpp"
 
 namespace {
@@ -271,6 +272,10 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   log->add_flag("--show-partial", log_options.show_partial,
                 "also print modules marked partial (they ran out of memory)");
+  std::string log_trace_event;
+  log->add_option("--trace-event", log_trace_event,
+                  "write the Data Manager's histograms and phases as a Chrome trace (JSON, for "
+                  "Perfetto and chrome://tracing) to this file instead of printing");
 
   perfdm::add_frames_commands(app);
   perfdm::send_options send_options;
@@ -290,6 +295,8 @@ int main(int argc, char** argv) {
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();
   perfdm::register_native_log_printer();
+  if (*log && !log_trace_event.empty())
+    return perfdm::run_log_trace_command(log_options.file, log_trace_event, std::cerr);
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);
 
   perfdm::session_options o;
