@@ -52,10 +52,16 @@ bool engine_http::start(session& s, const http_options& o, const std::string& de
     err << "perfdm: --http takes [HOST:]PORT (e.g. 127.0.0.1:0), not '" << o.address << "'\n";
     return false;
   }
-  if (!is_loopback_host(where->host) && !o.insecure) {
+  const bool tls = !o.tls_cert.empty() || !o.tls_key.empty() || !o.tls_ca.empty();
+  if (tls && (o.tls_cert.empty() || o.tls_key.empty())) {
+    err << "perfdm: --http with TLS needs --tls-cert and --tls-key (--tls-ca: clients must show "
+           "a certificate it signed)\n";
+    return false;
+  }
+  if (!is_loopback_host(where->host) && !tls && !o.insecure) {
     err << "perfdm: --http " << o.address
-        << " listens beyond loopback: the dashboard commands the engine and has no "
-           "authentication; add --http-insecure to do it anyway\n";
+        << " listens beyond loopback: the dashboard commands the engine; give it TLS "
+           "(--tls-cert, --tls-key, --tls-ca) or add --http-insecure to serve plain HTTP\n";
     return false;
   }
   gateway_options g;
@@ -69,6 +75,9 @@ bool engine_http::start(session& s, const http_options& o, const std::string& de
   h.roots = {dashboard_web_root(), PERFDM_CHARTJS_DIR};
   h.gateway = std::make_shared<const gateway_options>(std::move(g));
   h.max_connections = o.max_connections;
+  h.tls_cert = o.tls_cert;
+  h.tls_key = o.tls_key;
+  h.tls_ca = o.tls_ca;
   auto started = http_server::start(s.system(), std::move(h));
   if (!started) {
     err << "perfdm: cannot serve the dashboard on " << o.address << ": "
@@ -80,7 +89,8 @@ bool engine_http::start(session& s, const http_options& o, const std::string& de
   auto host = where->host.find(':') != std::string::npos && where->host[0] != '['
                   ? "[" + where->host + "]"
                   : where->host;
-  err << "perfdm: dashboard on http://" << host << ':' << server_->port() << '/' << std::endl;
+  err << "perfdm: dashboard on " << (tls ? "https://" : "http://") << host << ':' << server_->port()
+      << '/' << std::endl;
   return true;
 }
 

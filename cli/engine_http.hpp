@@ -1,7 +1,8 @@
 // `perfdm engine --http [HOST:]PORT`: the dashboard (docs/DASHBOARD.md) in front of a
 // session's data manager: the page, its WebSocket (the XML command language), GET /metrics.
-// Loopback unless a host is given; beyond loopback only with --http-insecure (plain HTTP and
-// no authentication: anyone who reaches the port commands the engine).
+// Loopback unless a host is given; beyond loopback only with TLS (--tls-cert and --tls-key, the
+// options of --publish; with --tls-ca clients need a certificate it signed) or with
+// --http-insecure (plain HTTP: anyone who reaches the port commands the engine).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -20,6 +21,7 @@ struct http_options {
   std::string address;  // empty: no dashboard
   bool insecure = false;
   std::size_t max_connections = 64;
+  std::string tls_cert, tls_key, tls_ca;  // --tls-* (shared with --publish)
 };
 
 // Adds --http, --http-insecure and --http-max-connections to the engine subcommand.

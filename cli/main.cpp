@@ -322,6 +322,9 @@ int main(int argc, char** argv) {
     o.default_log = engine_log;
     if (!perfdm::configure_publishing(o, engine_publish, std::cerr)) return 1;
     install_stop_handlers();
+    engine_http.tls_cert = engine_publish.remote.tls_cert;  // the same --tls-* options
+    engine_http.tls_key = engine_publish.remote.tls_key;
+    engine_http.tls_ca = engine_publish.remote.tls_ca;
     return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen,
                watch_pids, engine_publish, engine_http);
   }

@@ -4,10 +4,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <caf/sec.hpp>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 #include "http/metrics_scrape.hpp"
 #include "http/prometheus_text.hpp"
@@ -49,11 +51,20 @@ bool same_origin(const http::request<http::string_body>& req) {
   return origin == "http://" + host || origin == "https://" + host;
 }
 
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+// Stream: beast::tcp_stream, or tls_stream (--tls-*), whose handshake comes first.
+template <class Stream>
 class http_session final : public server_session,
-                           public std::enable_shared_from_this<http_session> {
+                           public std::enable_shared_from_this<http_session<Stream>> {
  public:
-  http_session(std::shared_ptr<server_context> ctx, tcp::socket socket)
-      : ctx_(std::move(ctx)), stream_(std::move(socket)) {
+  using std::enable_shared_from_this<http_session<Stream>>::shared_from_this;
+  using std::enable_shared_from_this<http_session<Stream>>::weak_from_this;
+  static constexpr bool tls = std::is_same_v<Stream, tls_stream>;
+
+  template <class... Args>
+  http_session(std::shared_ptr<server_context> ctx, Args&&... args)
+      : ctx_(std::move(ctx)), stream_(std::forward<Args>(args)...) {
     ++ctx_->open_connections;
   }
   ~http_session() override {
@@ -63,6 +74,21 @@ class http_session final : public server_session,
 
   void start(bool refuse) {
     registration_ = ctx_->add(weak_from_this());
+    if constexpr (tls) {
+      beast::get_lowest_layer(stream_).expires_after(request_timeout);
+      stream_.async_handshake(net::ssl::stream_base::server,
+                              [self = shared_from_this(), refuse](beast::error_code ec) {
+                                if (!ec) self->begin(refuse);  // else: not TLS, or refused
+                              });
+    } else {
+      begin(refuse);
+    }
+  }
+
+  void shut_down() override { beast::get_lowest_layer(stream_).close(); }
+
+ private:
+  void begin(bool refuse) {
     if (refuse) {
       // Over the connection limit: a clear answer, then the connection ends.
       respond_text(http::status::service_unavailable, 11, false,
@@ -72,25 +98,31 @@ class http_session final : public server_session,
     read();
   }
 
-  void shut_down() override { stream_.close(); }
+  // The response ends the connection: TLS says so first (close_notify).
+  void end_connection() {
+    if constexpr (tls) {
+      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(2));
+      stream_.async_shutdown([self = shared_from_this()](beast::error_code) {
+        beast::get_lowest_layer(self->stream_).close();
+      });
+    } else {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    }
+  }
 
- private:
   void read() {
     parser_.emplace();
     parser_->header_limit(max_request_head);
     parser_->body_limit(max_request_body);
-    stream_.expires_after(request_timeout);
+    beast::get_lowest_layer(stream_).expires_after(request_timeout);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
-    if (ec == http::error::end_of_stream) {
-      beast::error_code ignored;
-      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-      return;
-    }
+    if (ec == http::error::end_of_stream) return end_connection();
     if (ec == http::error::header_limit || ec == http::error::body_limit) {
       respond_text(http::status::payload_too_large, 11, false, "request too large\n");
       return;
@@ -104,8 +136,8 @@ class http_session final : public server_session,
       if (!same_origin(req))
         return respond_text(http::status::forbidden, req.version(), false,
                             "WebSocket from another origin refused\n");
-      stream_.expires_never();
-      start_websocket_session(ctx_, stream_.release_socket(), std::move(req));
+      beast::get_lowest_layer(stream_).expires_never();  // the WebSocket has its own
+      start_websocket_session(ctx_, std::move(stream_), std::move(req));
       return;
     }
     if (req.method() != http::verb::get && req.method() != http::verb::head)
@@ -177,21 +209,17 @@ class http_session final : public server_session,
 
   template <class Response>
   void send(std::shared_ptr<Response> res) {
-    stream_.expires_after(request_timeout);
+    beast::get_lowest_layer(stream_).expires_after(request_timeout);
     http::async_write(stream_, *res,
                       [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
                         if (ec) return;
-                        if (res->need_eof()) {
-                          beast::error_code ignored;
-                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-                          return;
-                        }
+                        if (res->need_eof()) return self->end_connection();
                         self->read();
                       });
   }
 
   std::shared_ptr<server_context> ctx_;  // first: destroyed last, after the socket
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::uint64_t registration_ = 0;
@@ -217,7 +245,12 @@ class listener final : public server_session, public std::enable_shared_from_thi
       if (ec == net::error::operation_aborted) return;
       if (!ec) {
         bool refuse = self->ctx_->open_connections >= self->ctx_->options.max_connections;
-        std::make_shared<http_session>(self->ctx_, std::move(s))->start(refuse);
+        if (self->ctx_->tls)
+          std::make_shared<http_session<tls_stream>>(self->ctx_, std::move(s), *self->ctx_->tls)
+              ->start(refuse);
+        else
+          std::make_shared<http_session<beast::tcp_stream>>(self->ctx_, std::move(s))
+              ->start(refuse);
       }
       // Out of descriptors and the like: the next accept may succeed, the others go on.
       self->accept();
@@ -246,6 +279,24 @@ caf::expected<std::unique_ptr<http_server>> http_server::start(caf::actor_system
   auto ctx = std::make_shared<server_context>(sys, std::move(options));
   auto& o = ctx->options;
   beast::error_code ec;
+  if (!o.tls_cert.empty()) {
+    // The certificate's chain and key; with a CA file, clients must show a certificate it
+    // signed (as --publish's peers do).
+    ctx->tls.emplace(net::ssl::context::tls_server);
+    auto& t = *ctx->tls;
+    t.set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                  net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                  net::ssl::context::no_tlsv1_1);
+    t.use_certificate_chain_file(o.tls_cert, ec);
+    if (ec) return cannot_listen("cannot use the certificate " + o.tls_cert + ": " + ec.message());
+    t.use_private_key_file(o.tls_key, net::ssl::context::pem, ec);
+    if (ec) return cannot_listen("cannot use the key " + o.tls_key + ": " + ec.message());
+    if (!o.tls_ca.empty()) {
+      t.load_verify_file(o.tls_ca, ec);
+      if (ec) return cannot_listen("cannot use the CA file " + o.tls_ca + ": " + ec.message());
+      t.set_verify_mode(net::ssl::verify_peer | net::ssl::verify_fail_if_no_peer_cert);
+    }
+  }
   auto address = net::ip::make_address(o.host, ec);
   if (ec) {
     tcp::resolver resolver(ctx->io);

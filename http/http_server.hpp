@@ -28,6 +28,9 @@ struct http_server_options {
   std::size_t max_connections = 64;
   // A WebSocket message longer than this closes the connection with 1009 (message too big).
   std::size_t max_websocket_message_bytes = 1u << 20;
+  // TLS (OpenSSL): the server's certificate chain and key (PEM); with a CA file, clients must
+  // present a certificate signed by it. Empty: plain HTTP.
+  std::string tls_cert, tls_key, tls_ca;
 };
 
 class http_server {

@@ -6,11 +6,13 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <caf/actor_system.hpp>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "http/http_server.hpp"
 
@@ -30,6 +32,7 @@ struct server_context {
   const http_server_options options;
   boost::asio::io_context io;
   std::atomic<std::size_t> open_connections{0};  // HTTP and WebSocket, for the limit
+  std::optional<boost::asio::ssl::context> tls;  // with --tls-*: every connection is TLS
 
   // Runs `f` on the I/O thread unless the server stopped (then nothing runs there any more,
   // and a posted handler would only keep its session alive).

@@ -2,6 +2,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <caf/send.hpp>
 #include <deque>
@@ -19,13 +20,18 @@ using tcp = boost::asio::ip::tcp;
 // that stopped reading never lets it through) before its socket is simply shut.
 constexpr auto close_grace = std::chrono::seconds(2);
 
+// Stream: beast::tcp_stream, or beast::ssl_stream over it (--tls-*).
+template <class Stream>
 class websocket_session final : public gateway_transport,
                                 public server_session,
-                                public std::enable_shared_from_this<websocket_session> {
+                                public std::enable_shared_from_this<websocket_session<Stream>> {
  public:
-  websocket_session(std::shared_ptr<server_context> ctx, tcp::socket socket)
+  using std::enable_shared_from_this<websocket_session<Stream>>::shared_from_this;
+  using std::enable_shared_from_this<websocket_session<Stream>>::weak_from_this;
+
+  websocket_session(std::shared_ptr<server_context> ctx, Stream stream)
       : ctx_(std::move(ctx)),
-        ws_(std::move(socket)),
+        ws_(std::move(stream)),
         close_timer_(ctx_->io),
         pause_bytes_(ctx_->options.gateway->pause_output_bytes) {
     ++ctx_->open_connections;
@@ -193,7 +199,7 @@ class websocket_session final : public gateway_transport,
   }
 
   std::shared_ptr<server_context> ctx_;  // first: destroyed last, after the socket
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<Stream> ws_;
   boost::asio::steady_timer close_timer_;
   const std::size_t pause_bytes_;
   std::uint64_t registration_ = 0;
@@ -219,9 +225,18 @@ class websocket_session final : public gateway_transport,
 
 }  // namespace
 
-void start_websocket_session(std::shared_ptr<server_context> ctx, tcp::socket socket,
+void start_websocket_session(std::shared_ptr<server_context> ctx, beast::tcp_stream stream,
                              beast::http::request<beast::http::string_body> upgrade) {
-  auto session = std::make_shared<websocket_session>(std::move(ctx), std::move(socket));
+  auto session =
+      std::make_shared<websocket_session<beast::tcp_stream>>(std::move(ctx), std::move(stream));
+  session->start(std::move(upgrade));
+}
+
+void start_websocket_session(std::shared_ptr<server_context> ctx,
+                             beast::ssl_stream<beast::tcp_stream> stream,
+                             beast::http::request<beast::http::string_body> upgrade) {
+  auto session = std::make_shared<websocket_session<beast::ssl_stream<beast::tcp_stream>>>(
+      std::move(ctx), std::move(stream));
   session->start(std::move(upgrade));
 }
 

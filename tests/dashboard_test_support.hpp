@@ -61,7 +61,7 @@ class engine_process {
       _exit(127);
     }
     static const std::regex listening("listening on 127\\.0\\.0\\.1:([0-9]+)\n");
-    static const std::regex dashboard("dashboard on http://127\\.0\\.0\\.1:([0-9]+)/\n");
+    static const std::regex dashboard("dashboard on https?://127\\.0\\.0\\.1:([0-9]+)/\n");
     bool up = eventually([&] {
       auto text = slurp(err_path_);
       std::smatch a, b;

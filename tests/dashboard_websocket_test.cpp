@@ -136,7 +136,7 @@ TEST_CASE("dashboard: --http beyond loopback needs --http-insecure", "[dashboard
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   };
   CHECK(run("") == 1);
-  CHECK(slurp(err).find("add --http-insecure") != std::string::npos);
+  CHECK(slurp(err).find("or add --http-insecure") != std::string::npos);
   run("--http-insecure");
   CHECK(slurp(err).find("dashboard on http://0.0.0.0:") != std::string::npos);
   std::filesystem::remove(err);
