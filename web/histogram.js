@@ -99,6 +99,7 @@ export class Histogram {
     const filled = this.values.filter(v => v !== null).length;
     this.card.dataset.completed = String(this.values.length);
     this.card.dataset.filled = String(filled);
+    this.card.dataset.width = String(this.width);
     this.info.textContent = ` ${this.values.length} buckets of ${this.width} s`;
   }
 

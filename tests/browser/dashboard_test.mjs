@@ -21,8 +21,8 @@ const consoleErrors = [];
 
 async function main() {
   const pid = await processes.workload(workloadBinary, 60);
-  // A small base width: buckets complete every few hundredths of a second, and fold soon.
-  const url = await processes.engine(perfdm, ['--base-width', '0.02', '--pid', pid]);
+  // A small base width: buckets complete every 5 ms, and the global histogram folds after 5 s.
+  const url = await processes.engine(perfdm, ['--base-width', '0.005', '--pid', pid]);
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
@@ -70,6 +70,8 @@ async function main() {
   // The live charts go on after the phase change.
   const before = await page.$eval('.histogram[data-key="0:GLOBAL"]', (e) => Number(e.dataset.completed));
   await page.waitForFunction((n) => Number(document.querySelector('.histogram[data-key="0:GLOBAL"]').dataset.completed) > n, {}, before);
+  // The global histogram folds (1000 buckets of 5 ms): the chart is re-binned to 10 ms.
+  await page.waitForFunction(() => Number(document.querySelector('.histogram[data-key="0:GLOBAL"]').dataset.width) >= 0.01);
   const consultant = await page.$eval('#shg-state', (e) => e.textContent);
   if (!consultant.startsWith('no search') && !/nodes/.test(consultant)) throw new Error(`the consultant panel says '${consultant}'`);
   await page.screenshot({ path: join(out, 'dashboard-archived.png'), fullPage: true });
