@@ -359,6 +359,10 @@ connection.onEvent((e) => {
     const phase = e.getAttribute('PHASE');
     for (const [key, c] of state.charts) if (!c.archived && c.phase === phase) loadChart(key);
   } else if (e.hasAttribute('NEWPHASE')) {
+    // N1: a new phase drops every current-phase subscription: this stream is no longer a
+    // user to DISABLE; the chart stays, showing the new current histogram if there is one.
+    for (const [key, x] of state.enabled) if (x.phase === 'CURRENT') state.enabled.delete(key);
+    renderEnabled();
     refreshPhases().then(() => {
       for (const [key, c] of state.charts) if (c.phase === 'CURRENT') loadChart(key);
       for (const c of state.charts.values()) c.histogram.render();
