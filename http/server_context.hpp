@@ -23,6 +23,8 @@ class server_session {
  public:
   virtual ~server_session() = default;
   virtual void shut_down() = 0;
+  // The server stops: a session may end more politely than shut_down() (within a grace).
+  virtual void stop_serving() { shut_down(); }
 };
 
 struct server_context {
@@ -60,7 +62,7 @@ struct server_context {
       all.swap(sessions_);
     }
     for (auto& [id, s] : all)
-      if (auto live = s.lock()) live->shut_down();
+      if (auto live = s.lock()) live->stop_serving();
   }
 
  private:

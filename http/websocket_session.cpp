@@ -92,6 +92,19 @@ class websocket_session final : public gateway_transport,
     beast::get_lowest_layer(ws_).close();  // cancels its timers too
   }
 
+  // The engine stops: the client is told so (1001 going away), then the socket closes.
+  void stop_serving() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.clear();
+      unsent_ = 0;
+      if (closing_) return;  // a close is under way; it ends within its grace
+      closing_ = true;
+    }
+    close_code_ = websocket::close_code::going_away;
+    begin_close("the engine stops");
+  }
+
  private:
   write_result enqueue(std::string_view xml) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -190,8 +203,7 @@ class websocket_session final : public gateway_transport,
   void finish_close() {
     close_pending_ = false;
     websocket::close_reason reason(
-        close_reason_.empty() ? websocket::close_code::normal : websocket::close_code::policy_error,
-        close_reason_);
+        close_reason_.empty() ? websocket::close_code::normal : close_code_, close_reason_);
     ws_.async_close(reason, [self = shared_from_this()](beast::error_code) {
       self->close_timer_.cancel();
       self->shut_down();
@@ -221,6 +233,7 @@ class websocket_session final : public gateway_transport,
   bool held_ = false;
   bool close_pending_ = false;
   std::string close_reason_;
+  websocket::close_code close_code_ = websocket::close_code::policy_error;
 };
 
 }  // namespace

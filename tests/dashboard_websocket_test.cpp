@@ -142,3 +142,14 @@ TEST_CASE("dashboard: --http beyond loopback needs --http-insecure", "[dashboard
   std::filesystem::remove(err);
   std::filesystem::remove(temp_path("insecure.log"));
 }
+
+TEST_CASE("dashboard: when the engine stops, its WebSocket clients are told (1001)",
+          "[dashboard][websocket]") {
+  engine_process engine("ws-stop");
+  ws_client ws(engine.http_port());
+  ws.ask(dm("STREAM"));
+  CHECK(engine.stop() == 0);  // SIGTERM: the log is written, the exit is clean
+  CHECK_THROWS(ws.next());
+  CHECK(ws.close_reason().code == static_cast<std::uint16_t>(websocket::close_code::going_away));
+  CHECK(std::string(ws.close_reason().reason.c_str()) == "the engine stops");
+}
