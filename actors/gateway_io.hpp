@@ -23,18 +23,13 @@
 #include <utility>
 #include <vector>
 
+#include "actors/gateway_connection.hpp"
 #include "actors/gateway_socket.hpp"
 
 namespace perfdm {
 
-// What the I/O thread sends a connection's actor:
-// (gateway_input_atom, std::string bytes): bytes read, in order;
-using gateway_input_atom = caf::atom_constant<caf::atom("gwinput")>;
-// (gateway_closed_atom): the peer closed the connection (or it failed): nothing more comes;
-using gateway_closed_atom = caf::atom_constant<caf::atom("gwclosed")>;
-// (gateway_drained_atom): output drained after a pause; the socket is read again.
-using gateway_drained_atom = caf::atom_constant<caf::atom("gwdrained")>;
-
+// The I/O thread sends a connection's actor gateway_input_atom, gateway_closed_atom and
+// gateway_drained_atom (actors/gateway_connection.hpp).
 class gateway_io {
  public:
   // Spawns the actor serving a new connection; it receives the messages above.

@@ -9,7 +9,8 @@
 namespace perfdm {
 
 bool engine_listener::start(session& s, const std::string& address, const std::string& default_log,
-                            std::ostream& err) {
+                            std::ostream& err,
+                            std::shared_ptr<std::atomic<std::int64_t>> open_connections) {
   auto where = parse_host_port(address);
   if (!where) {
     err << "perfdm: --listen takes HOST:PORT (e.g. 127.0.0.1:0), not '" << address << "'\n";
@@ -21,6 +22,7 @@ bool engine_listener::start(session& s, const std::string& address, const std::s
   o.targets.emplace(data_manager_target, s.data_manager());
   log_writer_ = spawn_dm_log_writer(s.system(), s.data_manager(), s.log_job(), default_log);
   o.log_writer = log_writer_;
+  o.open_connections = std::move(open_connections);
   auto started = start_dyper_gateway(s.system(), std::move(o));
   if (!started) {
     err << "perfdm: cannot listen on " << address << ": " << s.system().render(started.error())

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "shm/attach.hpp"
@@ -17,6 +18,7 @@
 #include "shm/schema.hpp"
 #include "shm/segment.hpp"
 #include "shm/shm_error.hpp"
+#include "trace/frames_trace.hpp"
 
 namespace perfdm {
 
@@ -79,12 +81,16 @@ void add_frames_commands(CLI::App& app) {
       "read", "Print the frames of a segment as tab-separated rows until Ctrl-C or SIGTERM");
   read_app->add_option("SEGMENT", read_options.segment, "perfdm.<pid>.<handle> (/dev/shm/...)")
       ->required();
+  read_app->add_option("--trace-event", read_options.trace_event,
+                       "write the frames as a Chrome trace (JSON, for Perfetto and "
+                       "chrome://tracing) to this file instead of rows: a counter track per field");
   read_app->add_option("--pid", read_options.pid,
                        "stop once this process has exited and every frame is read");
 
-  attach_app = app.add_subcommand(
-      "attach", "Attach to a running program built with a generated frames component: "
-                "create its segments and write their handles (prints struct and segment)");
+  attach_app =
+      app.add_subcommand("attach",
+                         "Attach to a running program built with a generated frames component: "
+                         "create its segments and write their handles (prints struct and segment)");
   attach_app->add_option("PID", attach_options.pid, "the running program")->required();
   attach_app->add_option("--schema", attach_options.schema,
                          "attach only this schema's frame types, which must match exactly");
@@ -92,8 +98,7 @@ void add_frames_commands(CLI::App& app) {
                        "take over a program another perfdm left attached");
   attach_app->add_option("--lanes", attach_options.lanes, "writer threads at once")
       ->check(CLI::Range(1, 1024));
-  attach_app->add_option("--capacity", attach_options.capacity,
-                         "frames per lane, a power of two")
+  attach_app->add_option("--capacity", attach_options.capacity, "frames per lane, a power of two")
       ->check(CLI::Range(64, 16777216));
   detach_app = app.add_subcommand(
       "detach", "Detach from a program: write 0 into its handles and remove its segments");
@@ -135,14 +140,28 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
   try {
     shm::frame_reader reader(segment_name_of(o.segment));
     const auto& layout = reader.layout();
+    std::ofstream trace_file;
+    std::optional<frames_trace> trace;
+    if (!o.trace_event.empty()) {
+      trace_file.open(o.trace_event, std::ios::binary | std::ios::trunc);
+      if (!trace_file) {
+        err << "perfdm read: cannot write " << o.trace_event << '\n';
+        return 1;
+      }
+      trace.emplace(trace_file, layout, reader.writer_pid(), o.segment);
+    }
     std::string row = "seq\ttime_ns\tlane";
     // Columns: every field, a numeric array's elements one by one (name[i]).
     const auto fields = shm::element_fields(layout);
     for (std::size_t i = 2; i < fields.size(); ++i)
       row += "\t" + layout.struct_name + "." + fields[i].name;
     row += '\n';
-    bool output_failed = std::fputs(row.c_str(), out) < 0;
+    bool output_failed = !trace && std::fputs(row.c_str(), out) < 0;
     auto print = [&](const std::byte* frame, std::int64_t ns, std::uint32_t lane) {
+      if (trace) {
+        trace->frame(frame, ns);
+        return;
+      }
       row = shm::field_text(fields[0], frame);
       row += '\t';
       row += std::to_string(ns);
@@ -176,6 +195,11 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
     }
     std::fflush(out);
     const auto c = reader.counters();
+    if (trace) {
+      trace->finish(c.read, c.lost, c.torn);
+      trace_file.flush();
+      if (!trace_file) output_failed = true;
+    }
     err << "frames read " << c.read << ", lost " << c.lost << ", torn " << c.torn << '\n';
     if (c.no_lane_drops || c.transition_drops)
       err << "frames dropped by the writer: no free lane " << c.no_lane_drops << ", during attach "

@@ -26,8 +26,9 @@ struct gen_command_options {
 int run_gen_command(const gen_command_options& o, std::ostream& err);
 
 struct read_command_options {
-  std::string segment;  // SEGMENT: perfdm.<pid>.<handle>, or /dev/shm/perfdm.<pid>.<handle>
-  int pid = 0;          // --pid: stop once this process has exited and the ring is drained
+  std::string segment;      // SEGMENT: perfdm.<pid>.<handle>, or /dev/shm/perfdm.<pid>.<handle>
+  int pid = 0;              // --pid: stop once this process has exited and the ring is drained
+  std::string trace_event;  // --trace-event OUT.json: a Chrome trace instead of rows
 };
 // Prints a header line, then one tab-separated row per frame (seq, time_ns, lane, fields)
 // to `out` until SIGINT or SIGTERM, or with a pid until that process is gone; then

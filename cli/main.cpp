@@ -20,11 +20,13 @@
 #include "cli/frames_commands.hpp"
 #include "cli/engine_controller.hpp"
 #include "cli/engine_listener.hpp"
+#include "cli/engine_http.hpp"
 #include "cli/client_command.hpp"
 #include "cli/engine_publisher.hpp"
 #include "cli/readable.hpp"
 #include "cli/send_command.hpp"
 #include "log/log_command.hpp"
+#include "trace/log_trace.hpp"
 #include "cli/session.hpp"
 #include "cli/installed_files.hpp"
 
@@ -96,7 +98,7 @@ void wait_for_stop_signal() {
 int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
         const std::string& log_path, const std::string& listen = {},
         const std::vector<int>& watch = {}, const perfdm::publish_options& publish = {},
-        const std::string& controller_address = {}) {
+        const std::string& controller_address = {}, const perfdm::http_options& http = {}) {
   perfdm::session s(o);
   auto print = [&](const perfdm::session_line& l) {
     std::cout << (readable ? perfdm::readable(l) : l.xml) << '\n';
@@ -141,8 +143,12 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
         input_open = false;
     }
   };
+  auto open_connections = std::make_shared<std::atomic<std::int64_t>>(0);
   perfdm::engine_listener listener;
-  if (!listen.empty() && !listener.start(s, listen, o.default_log, std::cerr)) return 1;
+  if (!listen.empty() && !listener.start(s, listen, o.default_log, std::cerr, open_connections))
+    return 1;
+  perfdm::engine_http dashboard;
+  if (!dashboard.start(s, http, o.default_log, open_connections, std::cerr)) return 1;
   perfdm::engine_publisher publisher;
   if (!publisher.start(s, publish, o.default_log, std::cerr)) return 1;
   perfdm::engine_controller controller;
@@ -159,8 +165,9 @@ int run(std::istream& in, perfdm::session_options o, bool readable, bool echo,
     s.run_line(line, print);
     std::cout.flush();
   }
-  if (listener.running() || publisher.running() || controller.running()) {
+  if (listener.running() || publisher.running() || controller.running() || dashboard.running()) {
     wait_for_stop_signal();
+    dashboard.stop();
     listener.stop();
     publisher.stop();
     controller.stop();
@@ -252,6 +259,8 @@ int main(int argc, char** argv) {
                      "act as DyPer's agent: for every process observed (--pid, WATCH, ATTACH) "
                      "dial the socket server of DyPer's controller at HOST:PORT and answer its "
                      "commands; the engine then runs until SIGINT/SIGTERM");
+  perfdm::http_options engine_http;
+  perfdm::add_http_options(*engine, engine_http);
 
   std::string log_compression = "zlib";
   for (auto* sub : {replay, engine})
@@ -276,6 +285,10 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   log->add_flag("--show-partial", log_options.show_partial,
                 "also print modules marked partial (they ran out of memory)");
+  std::string log_trace_event;
+  log->add_option("--trace-event", log_trace_event,
+                  "write the Data Manager's histograms and phases as a Chrome trace (JSON, for "
+                  "Perfetto and chrome://tracing) to this file instead of printing");
 
   perfdm::add_frames_commands(app);
   perfdm::send_options send_options;
@@ -295,6 +308,8 @@ int main(int argc, char** argv) {
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();
   perfdm::register_native_log_printer();
+  if (*log && !log_trace_event.empty())
+    return perfdm::run_log_trace_command(log_options.file, log_trace_event, std::cerr);
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);
 
   perfdm::session_options o;
@@ -320,8 +335,11 @@ int main(int argc, char** argv) {
     o.default_log = engine_log;
     if (!perfdm::configure_publishing(o, engine_publish, std::cerr)) return 1;
     install_stop_handlers();
+    engine_http.tls_cert = engine_publish.remote.tls_cert;  // the same --tls-* options
+    engine_http.tls_key = engine_publish.remote.tls_key;
+    engine_http.tls_ca = engine_publish.remote.tls_ca;
     return run(std::cin, o, engine_readable, engine_readable, engine_log, engine_listen,
-               watch_pids, engine_publish, engine_controller_address);
+               watch_pids, engine_publish, engine_controller_address, engine_http);
   }
   std::ifstream in(demo_file);
   return run(in, o, true, true, demo_log);

@@ -17,6 +17,12 @@ packages+=(openssl libssl-dev)
 # Debian package takes its Depends: from dpkg-dev's dpkg-shlibdeps; the make integration
 # example and its test use pkg-config.
 packages+=(help2man dpkg-dev pkg-config)
+# The dashboard (engine --http, docs/DASHBOARD.md): Chart.js, served from where Debian installs
+# it; its tests drive Debian's chromium with puppeteer-core (npm, below) and scrape /metrics
+# with a real Prometheus (promtool checks the exposition). Node.js may come from elsewhere.
+packages+=(libjs-chart.js chromium prometheus)
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,10 +30,18 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
 
-echo "setup: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# puppeteer-core for the dashboard's browser test, into tests/browser/node_modules as the
+# committed package-lock.json says (it drives /usr/bin/chromium: no browser is downloaded).
+browser_tests="$(dirname "$0")/../tests/browser"
+if [ ! -d "$browser_tests/node_modules/puppeteer-core" ]; then
+  echo "setup: npm ci in tests/browser"
+  (cd "$browser_tests" && npm ci --no-audit --no-fund --silent)
+fi

@@ -1,0 +1,100 @@
+// The dashboard in a real browser: Debian's headless chromium driven by puppeteer-core.
+// Starts the bundled workload and an engine watching it, opens the page, attaches the
+// workload and enables metrics from the page, waits for the charts to hold completed buckets,
+// starts a phase, opens the archived histogram of the old one, checks the CPU profile and the
+// threads, and saves screenshots. Fails on any console error of the page.
+// Usage: node dashboard_test.mjs --perfdm BIN --workload BIN --out DIR
+import puppeteer from 'puppeteer-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Processes, argument, within } from './engine.mjs';
+
+const perfdm = argument('--perfdm');
+const workloadBinary = argument('--workload');
+const out = argument('--out');
+const chromium = argument('--chromium', '/usr/bin/chromium');
+mkdirSync(out, { recursive: true });
+
+const processes = new Processes();
+let browser;
+const consoleErrors = [];
+
+async function main() {
+  const pid = await processes.workload(workloadBinary, 60);
+  // A small base width: buckets complete every 5 ms, and the global histogram folds after 5 s.
+  const url = await processes.engine(perfdm, ['--base-width', '0.005', '--pid', pid]);
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 1300 });
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  page.on('requestfailed', (r) => consoleErrors.push(`request failed: ${r.url()}`));
+  page.setDefaultTimeout(15000);
+
+  await page.goto(url + '/');
+  await page.waitForSelector('body[data-ready="true"]');
+
+  // Attach the workload's frames from the page (it is watched already: --pid).
+  await page.type('#process-pid', pid);
+  await page.click('#process-form button[data-command="ATTACH"]');
+  await page.waitForFunction(() => [...document.querySelectorAll('#enable-metric option')].some(o => o.value === 'work.requests'));
+
+  // Enable work.requests for the whole run, and work.latency_us for the current phase with
+  // persistent data (so that a new phase archives it).
+  await page.select('#enable-metric', 'work.requests');
+  await page.click('#enable-button');
+  await page.waitForSelector('.histogram[data-key="0:GLOBAL"]');
+  await page.select('#enable-metric', 'work.latency_us');
+  await page.select('#enable-phase', 'CURRENT');
+  await page.click('#flag-data');
+  await page.click('#enable-button');
+  await page.waitForSelector('.histogram[data-key="1:CURRENT"]');
+  await page.waitForFunction(() => Number(document.querySelector('.histogram[data-key="0:GLOBAL"]').dataset.filled) >= 10);
+  await page.waitForFunction(() => Number(document.querySelector('.histogram[data-key="1:CURRENT"]').dataset.filled) >= 5);
+  await page.waitForFunction(() => document.querySelectorAll('#profile-table tbody tr').length > 0);
+  await page.waitForFunction(() => document.querySelectorAll('#thread-table tbody tr').length >= 2);
+  await page.screenshot({ path: join(out, 'dashboard-live.png'), fullPage: true });
+
+  // A new phase from the page; then the archived histogram of phase 0.
+  await page.type('#phase-name', 'watching');
+  await page.click('#phase-button');
+  await page.waitForFunction(() => [...document.querySelectorAll('#phase-table tbody tr')].some(r => r.cells[1].textContent === 'watching'));
+  await page.waitForSelector('#phase-table tr[data-phase="0"] button');
+  await page.click('#phase-table tr[data-phase="0"] button');
+  await page.waitForSelector('.histogram[data-archived="true"]');
+  await page.waitForFunction(() => Number(document.querySelector('.histogram[data-archived="true"]').dataset.filled) >= 5);
+  // The live charts go on after the phase change.
+  const before = await page.$eval('.histogram[data-key="0:GLOBAL"]', (e) => Number(e.dataset.completed));
+  await page.waitForFunction((n) => Number(document.querySelector('.histogram[data-key="0:GLOBAL"]').dataset.completed) > n, {}, before);
+  // The global histogram folds (1000 buckets of 5 ms): the chart is re-binned to 10 ms.
+  await page.waitForFunction(() => Number(document.querySelector('.histogram[data-key="0:GLOBAL"]').dataset.width) >= 0.01);
+  const consultant = await page.$eval('#shg-state', (e) => e.textContent);
+  if (!consultant.startsWith('no search') && !/nodes/.test(consultant)) throw new Error(`the consultant panel says '${consultant}'`);
+  await page.screenshot({ path: join(out, 'dashboard-archived.png'), fullPage: true });
+
+  // An error reply is shown as the protocol reports it.
+  await page.$eval('#process-pid', (e) => { e.value = ''; });
+  await page.type('#process-pid', '999999999');
+  await page.click('#process-form button[data-command="ATTACH"]');
+  await page.waitForFunction(() => /UNKNOWN_TARGET/.test(document.getElementById('errors').textContent));
+  await page.screenshot({ path: join(out, 'dashboard-error.png') });
+  if (consoleErrors.length) throw new Error(`console errors: ${consoleErrors.join('; ')}`);
+  console.log(`dashboard: ok, screenshots in ${out}`);
+}
+
+let status = 0;
+try {
+  await within(90000, 'the dashboard test', main());
+} catch (e) {
+  console.error(`dashboard: FAILED: ${e.message}`);
+  if (processes.engineErrors) console.error(`engine stderr: ${processes.engineErrors}`);
+  status = 1;
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  await processes.stop();
+}
+process.exit(status);

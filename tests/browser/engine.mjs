@@ -1,0 +1,82 @@
+// For the dashboard's live tests: the bundled workload and a `perfdm engine --http` watching
+// it, both real child processes, stopped (SIGTERM, then SIGKILL) when the test ends.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function argument(name, fallback) {
+  const i = process.argv.indexOf(name);
+  if (i >= 0 && i + 1 < process.argv.length) return process.argv[i + 1];
+  if (fallback !== undefined) return fallback;
+  throw new Error(`missing ${name}`);
+}
+
+// Rejects after `ms` with `what`: every wait of a live test is bounded.
+export function within(ms, what, promise) {
+  let timer;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms); }),
+  ]);
+}
+
+// Resolves with the match of `pattern` in the child's standard error.
+function stderrMatch(child, pattern, what) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (d) => {
+      text += d;
+      const m = text.match(pattern);
+      if (m) resolve(m);
+    };
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${what} exited (${code}): ${text}`)));
+  });
+}
+
+export class Processes {
+  constructor() {
+    this.children = [];
+    this.dir = mkdtempSync(join(tmpdir(), 'perfdm-dashboard-'));
+  }
+
+  // The workload, running for `seconds`; resolves with its pid once it runs its own code.
+  async workload(binary, seconds) {
+    const child = spawn(binary, [String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.children.push(child);
+    const pid = await within(10000, 'the workload to start', new Promise((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (d) => {
+        text += d;
+        const m = text.match(/^(\d+)\n/);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`the workload exited (${code})`)));
+    }));
+    return pid;
+  }
+
+  // `perfdm engine --http 127.0.0.1:0 ARGS…`; resolves with the dashboard's base URL.
+  async engine(binary, args = []) {
+    const child = spawn(binary, ['engine', '--http', '127.0.0.1:0', '--log', join(this.dir, 'engine.log'), ...args],
+      { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.children.push(child);
+    this.engineErrors = '';
+    child.stderr.on('data', (d) => { this.engineErrors += d; });
+    const m = await within(10000, 'the engine to serve', stderrMatch(child, /dashboard on (http:\/\/[^\s]+)\//, 'the engine'));
+    return m[1];
+  }
+
+  async stop() {
+    for (const child of this.children.reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const gone = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await gone;
+      clearTimeout(timer);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,155 @@
+// The dashboard's server end to end: a real `perfdm engine --listen --http` process, a real
+// WebSocket and HTTP clients on 127.0.0.1 (tests/dashboard_test_support.hpp).
+#include <catch2/catch.hpp>
+
+#include "tests/dashboard_test_support.hpp"
+
+using namespace perfdm;
+using namespace perfdm::dashboard_test;
+using gateway_test::dm;
+
+namespace {
+
+// Every DM command, errors included: the walk-through session of docs/PROTOCOL.md.
+const std::vector<std::string> every_command = gateway_test::walkthrough_and({
+    "<DYPER PID='1234' COMMAND='WHORU'/>",
+    dm("ENABLE", "<ENABLE STREAM='9' METRIC='cpu'/>"),
+    "hello",
+    dm("CLOSE", "<STREAM ID='0'/>"),
+    dm("CLOSE", "<STREAM ID='0'/>"),
+});
+
+}  // namespace
+
+TEST_CASE("dashboard: every command through the WebSocket answers as through TCP, byte for byte",
+          "[dashboard][websocket]") {
+  std::vector<std::string> over_ws, over_tcp;
+  {
+    engine_process engine("ws-every");
+    ws_client ws(engine.http_port());
+    for (auto& r : every_command) over_ws.push_back(ws.ask(r, &over_ws));
+  }
+  {
+    engine_process engine("tcp-every");
+    gateway_test::client tcp(engine.tcp_port());
+    for (auto& r : every_command) over_tcp.push_back(tcp.ask(r, &over_tcp));
+  }
+  REQUIRE(over_tcp.size() > every_command.size());  // events as well as replies
+  CHECK(over_ws == over_tcp);
+  CHECK(over_ws == gateway_test::replayed(every_command));
+}
+
+TEST_CASE("dashboard: a WebSocket client's stream gets the events other clients cause (T1)",
+          "[dashboard][websocket]") {
+  engine_process engine("ws-events");
+  ws_client ws(engine.http_port());
+  gateway_test::client tcp(engine.tcp_port());
+  CHECK(ws.ask(dm("STREAM")) == "<DYPER_REPLY ID='DM'><STREAM ID='0'/></DYPER_REPLY>");
+  tcp.ask(dm("DEFINE", "<METRIC NAME='cpu' STYLE='COUNTER' UNITS='s'/>"));
+  CHECK(ws.next() == "<DYPER NEWMETRIC='0' ID='0' NAME='cpu' STYLE='COUNTER' UNITS='s'/>");
+}
+
+TEST_CASE("dashboard: a WebSocket client that goes has its streams closed (T3)",
+          "[dashboard][websocket]") {
+  engine_process engine("ws-t3");
+  gateway_test::client tcp(engine.tcp_port());
+  {
+    ws_client ws(engine.http_port());
+    ws.ask(dm("STREAM"));
+    ws.ask(dm("DEFINE", "<METRIC NAME='cpu'/>"));
+    CHECK(ws.ask(dm("ENABLE", "<ENABLE STREAM='0' METRIC='cpu'/>")).find("STATE='ACTIVE'") !=
+          std::string::npos);
+    REQUIRE(gateway_test::status_mis(tcp.ask(dm("STATUS"))).size() == 1);
+    ws.close();
+  }
+  // The MI had no flag: its last user gone, it is deleted (D1).
+  CHECK(eventually([&] { return gateway_test::status_mis(tcp.ask(dm("STATUS"))).empty(); }));
+}
+
+TEST_CASE("dashboard: a WebSocket message over the size limit closes that connection with 1009",
+          "[dashboard][websocket][limits]") {
+  engine_process engine("ws-limit");
+  ws_client big(engine.http_port());
+  ws_client other(engine.http_port());
+  // The limit is 1 MiB. The engine may close before it has read the whole message: the
+  // write can fail; the close frame has come first.
+  try {
+    big.send(std::string(2u << 20, 'x'));
+  } catch (const std::exception&) {
+  }
+  CHECK_THROWS(big.next());
+  CHECK(big.close_reason().code == static_cast<std::uint16_t>(websocket::close_code::too_big));
+  CHECK(other.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
+  ws_client after(engine.http_port());
+  CHECK(after.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
+}
+
+TEST_CASE("dashboard: connections over the limit are answered 503 and the others go on",
+          "[dashboard][limits]") {
+  engine_process engine("ws-flood", {"--http-max-connections", "3"});
+  std::vector<std::unique_ptr<ws_client>> held;
+  for (int i = 0; i < 3; ++i) held.push_back(std::make_unique<ws_client>(engine.http_port()));
+  auto refused = http_request(engine.http_port(), "/");
+  CHECK(refused.status == 503);
+  CHECK(refused.body.find("too many connections") != std::string::npos);
+  CHECK(held[0]->ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
+  held[2]->close();
+  held.pop_back();
+  CHECK(eventually([&] { return http_request(engine.http_port(), "/").status == 200; }));
+}
+
+TEST_CASE("dashboard: a WebSocket from another origin is refused", "[dashboard][limits]") {
+  engine_process engine("ws-origin");
+  CHECK_THROWS(ws_client(engine.http_port(), "http://elsewhere.example"));
+  ws_client same(engine.http_port(), "http://127.0.0.1:" + std::to_string(engine.http_port()));
+  CHECK(same.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
+}
+
+TEST_CASE("dashboard: the page, the charting library, and paths that leave their root",
+          "[dashboard][http]") {
+  engine_process engine("http-files");
+  auto page = http_request(engine.http_port(), "/");
+  CHECK(page.status == 200);
+  CHECK(page.content_type == "text/html; charset=utf-8");
+  CHECK(page.body.find("<script type=\"module\" src=\"/app.js\">") != std::string::npos);
+  auto app = http_request(engine.http_port(), "/app.js");
+  CHECK(app.status == 200);
+  CHECK(app.content_type == "text/javascript; charset=utf-8");
+  auto chart = http_request(engine.http_port(), "/lib/chart.js/chart.esm.js");
+  CHECK(chart.status == 200);
+  CHECK(chart.body.find("Chart.js") != std::string::npos);
+  CHECK(http_request(engine.http_port(), "/../CMakeLists.txt").status == 400);
+  CHECK(http_request(engine.http_port(), "/lib/chart.js/../jquery/jquery.js").status == 400);
+  CHECK(http_request(engine.http_port(), "/%2e%2e/CMakeLists.txt").status == 400);
+  CHECK(http_request(engine.http_port(), "/nothing-here.js").status == 404);
+  CHECK(http_request(engine.http_port(), "/", http::verb::post).status == 405);
+  CHECK(http_request(engine.http_port(), "/", http::verb::head).status == 200);
+}
+
+TEST_CASE("dashboard: --http beyond loopback needs --http-insecure", "[dashboard][address]") {
+  auto err = temp_path("insecure.err");
+  auto run = [&](const std::string& extra) {
+    auto command = std::string(PERFDM_BINARY) + " engine --http 0.0.0.0:0 " + extra + " --log " +
+                   temp_path("insecure.log") + " </dev/null 2>" + err +
+                   " & pid=$!; sleep 1; kill $pid 2>/dev/null; wait $pid";
+    int status = std::system(("bash -c '" + command + "'").c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  CHECK(run("") == 1);
+  CHECK(slurp(err).find("or add --http-insecure") != std::string::npos);
+  run("--http-insecure");
+  CHECK(slurp(err).find("dashboard on http://0.0.0.0:") != std::string::npos);
+  std::filesystem::remove(err);
+  std::filesystem::remove(temp_path("insecure.log"));
+}
+
+TEST_CASE("dashboard: when the engine stops, its WebSocket clients are told (1001)",
+          "[dashboard][websocket]") {
+  engine_process engine("ws-stop");
+  ws_client ws(engine.http_port());
+  ws.ask(dm("STREAM"));
+  CHECK(engine.stop() == 0);  // SIGTERM: the log is written, the exit is clean
+  CHECK_THROWS(ws.next());
+  CHECK(ws.close_reason().code == static_cast<std::uint16_t>(websocket::close_code::going_away));
+  CHECK(std::string(ws.close_reason().reason.c_str()) == "the engine stops");
+}

@@ -1,0 +1,86 @@
+// The dashboard's client of the XML command language over the WebSocket /ws: one request,
+// reply or stream event per frame, exactly as the TCP gateway's (docs/PROTOCOL.md §8). The
+// engine answers each request once, in order, so replies are matched to requests by order.
+
+const parser = new DOMParser();
+
+// The XML of a message as an element (its root).
+export function parseXml(text) {
+  return parser.parseFromString(text, 'application/xml').documentElement;
+}
+
+// Attribute values are written between single quotes: escape what could end them.
+export function attr(value) {
+  return String(value)
+    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+    .replace(/'/g, '&apos;').replace(/"/g, '&quot;');
+}
+
+// A request to the data manager: COMMAND with an optional argument element.
+export function dm(command, argument = '') {
+  return argument
+    ? `<DYPER PID='DM' COMMAND='${command}'>${argument}</DYPER>`
+    : `<DYPER PID='DM' COMMAND='${command}'/>`;
+}
+
+// An error reply: <DYPER_REPLY ID ERROR='CODE'>reason</DYPER_REPLY>.
+export class ProtocolError extends Error {
+  constructor(code, reason, request) {
+    super(`${code}: ${reason}`);
+    this.code = code;
+    this.reason = reason;
+    this.request = request;
+  }
+}
+
+export class Connection {
+  constructor(url) {
+    this.url = url;
+    this.pending = [];          // [{resolve, reject, request}] in request order
+    this.listeners = new Set(); // (element, text) for every stream event
+    this.onstate = () => {};    // ('open' | 'closed', detail)
+  }
+
+  open() {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.url);
+      this.ws = ws;
+      ws.onopen = () => { this.onstate('open'); resolve(); };
+      ws.onerror = () => reject(new Error(`cannot connect to ${this.url}`));
+      ws.onclose = (e) => {
+        const why = `connection closed (${e.code}${e.reason ? ': ' + e.reason : ''})`;
+        for (const p of this.pending) p.reject(new Error(why));
+        this.pending = [];
+        this.onstate('closed', why);
+      };
+      ws.onmessage = (e) => this.receive(e.data);
+    });
+  }
+
+  receive(text) {
+    const element = parseXml(text);
+    if (element.nodeName === 'DYPER_REPLY') {
+      const p = this.pending.shift();
+      if (!p) return;
+      const code = element.getAttribute('ERROR');
+      if (code) p.reject(new ProtocolError(code, element.textContent, p.request));
+      else p.resolve(element);
+      return;
+    }
+    for (const listener of this.listeners) listener(element, text);
+  }
+
+  // Sends `xml`; resolves with the reply element, rejects with a ProtocolError.
+  request(xml) {
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+        reject(new Error('not connected'));
+        return;
+      }
+      this.pending.push({ resolve, reject, request: xml });
+      this.ws.send(xml);
+    });
+  }
+
+  onEvent(listener) { this.listeners.add(listener); }
+}
