@@ -111,6 +111,10 @@ class search_actor : public caf::event_based_actor {
     };
   }
 
+  // The data manager holds this actor and this actor the data manager: the handle goes when
+  // it ends, or neither would ever be destroyed (nor the engine shut down).
+  void on_exit() override { destroy(dm_); }
+
  private:
   // ------------------------------------------------------------------ SEARCH, SHG
 

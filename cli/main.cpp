@@ -23,6 +23,7 @@
 #include "cli/engine_publisher.hpp"
 #include "cli/readable.hpp"
 #include "cli/send_command.hpp"
+#include "cli/search_command.hpp"
 #include "log/log_command.hpp"
 #include "cli/session.hpp"
 
@@ -270,6 +271,8 @@ int main(int argc, char** argv) {
   auto* client = perfdm::add_client_command(app, client_options);
   perfdm::daemon_options daemon_options;
   auto* daemon = perfdm::add_daemon_command(app, daemon_options);
+  perfdm::search_command_options search_options;
+  auto* search = perfdm::add_search_command(app, search_options);
 
   CLI11_PARSE(app, argc, argv);
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
@@ -277,6 +280,7 @@ int main(int argc, char** argv) {
   if (*send) return perfdm::run_send_command(send_options, std::cin, std::cout, std::cerr);
   if (*client) return perfdm::run_client_command(client_options, std::cin, std::cout, std::cerr);
   if (*daemon) return perfdm::run_daemon_command(daemon_options, std::cout, std::cerr);
+  if (*search) return perfdm::run_search_command(search_options, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();
