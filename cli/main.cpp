@@ -17,6 +17,7 @@
 #include "cli/dm_log_module.hpp"
 #include "cli/frames_log_module.hpp"
 #include "cli/native_log_module.hpp"
+#include "cli/pc_log_module.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/engine_listener.hpp"
 #include "cli/client_command.hpp"
@@ -285,6 +286,7 @@ int main(int argc, char** argv) {
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();
   perfdm::register_native_log_printer();
+  perfdm::register_pc_log_printer();
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);
 
   perfdm::session_options o;

@@ -3,12 +3,17 @@
 // with Paradyn's flags, N8 (a new phase ends the old phase's search), and a recorded search
 // session that replays to the same SHG. The program is synthetic: the test plays the data
 // source, answering every metric instance the search enabled with a rate from a model.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <functional>
 #include <regex>
 #include <sstream>
 
+#include "cli/pc_log_module.hpp"
 #include "cli/session.hpp"
+#include "log/log_command.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/search_messages.hpp"
 #include "messages/xml_codec.hpp"
@@ -253,4 +258,28 @@ TEST_CASE("pc actor: a recorded search session replays to the same SHG", "[pc][p
   REQUIRE(last_shg != std::string::npos);
   CHECK(out.substr(last_shg, out.find('\n', last_shg) - last_shg) == live_shg);
   CHECK(live_shg.find("STATE='true'") != std::string::npos);
+}
+
+TEST_CASE("pc log: the SHG goes into the log's pc module and perfdm log prints it",
+          "[pc][pc-actor]") {
+  auto path = std::string("/tmp/perfdm-pc-log-test-") + std::to_string(getpid()) + ".log";
+  {
+    pc_engine e;
+    define_program(e);
+    e.run("<DYPER PID='DM' COMMAND='SEARCH'><SEARCH SUFFICIENT_TIME='1'/></DYPER>");
+    feed(e, 0, 12, hot_worker);
+    e.s.write_log_file(path);
+  }
+  register_pc_log_printer();
+  log_command_options o;
+  o.file = path;
+  o.modules = {"pc"};
+  std::ostringstream out, err;
+  CHECK(run_log_command(o, out, err) == 0);
+  std::remove(path.c_str());
+  auto text = out.str();
+  CHECK(text.find("CPUbound </Code, /Machine, /SyncObject> true") != std::string::npos);
+  CHECK(text.find("CPUbound </Code/app/hot, /Machine/h/app{1}/worker{2}, /SyncObject> true") !=
+        std::string::npos);
+  CHECK(text.find("\tthreshold\t0.3\t") != std::string::npos);
 }
