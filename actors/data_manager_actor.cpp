@@ -1,5 +1,7 @@
 #include "actors/data_manager_actor.hpp"
 
+#include "messages/callgraph_messages.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -141,6 +143,7 @@ class data_manager : public caf::event_based_actor {
       [=](unwatch_request& x) { record_live(x); return delegate(registry_, x); },
       [=](profile_request& x) { record_live(x); return delegate(registry_, x); },
       [=](stacks_request& x) { record_live(x); return delegate(registry_, x); },
+      [=](callgraph_request& x) { record_live(x); return delegate(registry_, x); },
       [=](record_origin& x) { on_record_origin(x); },
       [=](record_unsent& x) { on_record_unsent(x); },
       // The Performance Consultant: its actor is made (with its stream) by the first SEARCH.

@@ -4,13 +4,17 @@
 
 #include <caf/stateful_actor.hpp>
 
+#include "actors/callgraph_report.hpp"
 #include "actors/histogram.hpp"
+#include "actors/pc_metric_sampler.hpp"
 #include "actors/proc_sampler.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
+#include "native/call_graph.hpp"
 #include "native/native_error.hpp"
+#include "native/pc_resources.hpp"
 #include "native/proc_stats.hpp"
 #include "native/thread_states.hpp"
 
@@ -38,6 +42,8 @@ struct native_source_state {
   native_settings settings;
   std::shared_ptr<native::stack_sampler> sampler;
   std::unique_ptr<proc_sampler> proc;
+  std::unique_ptr<pc_metric_sampler> pc;  // the Performance Consultant's metrics
+  native::call_graph calls;
   native::cpu_profile profile;
   native::thread_state_table thread_states;
   std::int64_t cost_ns = 0;        // what the stack samples cost the program, all together
@@ -131,6 +137,8 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
   st.options = options;
   st.sampler = std::move(sampler);
   st.proc = std::make_unique<proc_sampler>(st.info.resource);
+  st.pc = std::make_unique<pc_metric_sampler>(
+      native::sampled_process{native::host_part(), st.info.name, st.info.pid});
   st.profile = native::cpu_profile(options.detail);
   st.delay = std::make_unique<native::sampling_delay>(options.delay);
   st.delay->set_checktime(st.settings.checktime_ns);
@@ -147,6 +155,11 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         self->request(s.dm, std::chrono::seconds(30), define_resource{s.proc->thread_resource(tid)})
             .then([](resource_info&) {}, [](caf::error&) {});
   };
+  auto define_resources = [=](const std::vector<std::string>& names) {
+    for (auto& name : names)
+      self->request(self->state.dm, std::chrono::seconds(30), define_resource{name})
+          .then([](resource_info&) {}, [](caf::error&) {});
+  };
   // The process is gone (exited: its last profile and stacks go to the registry first) or
   // unwatched: stop being a source and end.
   auto finish = [=](bool exited) {
@@ -154,8 +167,9 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
     if (s.ended) return;
     s.ended = true;
     if (exited && s.registry) {
-      native_ended last{s.profile_report(), s.stacks_of(s.last)};
-      last.profile.ended = last.stacks.ended = true;
+      native_ended last{s.profile_report(), s.stacks_of(s.last),
+                        to_callgraph_report(s.calls.view(), s.info.pid)};
+      last.profile.ended = last.stacks.ended = last.callgraph.ended = true;
       self->send(s.registry, std::move(last));
     }
     self->send(s.dm, source_unregister{caf::actor_cast<caf::actor>(self)});
@@ -176,7 +190,9 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
     [=](native_start_atom) -> caf::result<ok_reply> {
       auto rp = self->make_response_promise<ok_reply>();
       auto& s = self->state;
-      auto left = std::make_shared<std::size_t>(1 + proc_sampler::metric_count);
+      auto pc_resources = s.pc->initial_resources();
+      auto left = std::make_shared<std::size_t>(1 + proc_sampler::metric_count +
+                                                native::pc_metric_count + pc_resources.size());
       auto failed = std::make_shared<bool>(false);
       auto done = [=]() mutable {
         if (--*left != 0 || *failed) return;
@@ -201,12 +217,21 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       for (auto& m : proc_sampler::metrics())
         self->request(s.dm, std::chrono::seconds(30), define_metric{m.name, m.style, m.units})
             .then([=](metric_info&) mutable { done(); }, refused);
+      for (auto& m : native::pc_metric_definitions())
+        self->request(s.dm, std::chrono::seconds(30),
+                      define_metric{m.name, m.counter ? metric_style::counter : metric_style::sampled,
+                                    m.units})
+            .then([=](metric_info&) mutable { done(); }, refused);
+      for (auto& r : pc_resources)
+        self->request(s.dm, std::chrono::seconds(30), define_resource{r})
+            .then([=](resource_info&) mutable { done(); }, refused);
       return rp;
     },
     [=](source_update& u) {
       auto& s = self->state;
       if (u.interval > 0) s.interval = to_ns(u.interval);
       s.proc->set_collecting(u.mis);
+      s.pc->set_collecting(u.mis);
       if (!s.proc_ticking) {
         s.proc_ticking = true;
         self->send(self, proc_tick_atom::value);
@@ -253,6 +278,14 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         s.last_stack_ns = snap.monotonic_ns;
         s.profile.add(snap, covered, to_seconds(s.engine_time(snap.monotonic_ns)));
         s.thread_states.add(snap, s.is_io());
+        for (auto& t : snap.threads) s.calls.add_stack(t.frames);
+        std::vector<sample> pc_samples;
+        define_resources(s.pc->on_stack_sample(snap, s.is_io(), covered,
+                                               s.engine_time(snap.monotonic_ns), s.interval,
+                                               pc_samples));
+        if (!pc_samples.empty())
+          self->request(s.dm, caf::infinite, source_samples{std::move(pc_samples)})
+              .then([](samples_ack&) {}, [](caf::error&) {});
         s.delay->record_cost(snap.cost_ns);
         s.cost_ns += snap.cost_ns;
         std::vector<int> tids;  // threads started since: a front end may focus on them
@@ -266,6 +299,9 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       schedule_stack();
     },
     [=](profile_request&) { return self->state.profile_report(); },
+    [=](callgraph_request&) {
+      return to_callgraph_report(self->state.calls.view(), self->state.info.pid);
+    },
     // The process's DyPer settings changed (SET, USETHREAD, CLASSES).
     [=](native_settings& x) {
       auto& s = self->state;

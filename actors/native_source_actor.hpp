@@ -17,6 +17,7 @@
 #include <caf/event_based_actor.hpp>
 
 #include "actors/native_settings.hpp"
+#include "messages/callgraph_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "native/cpu_profile.hpp"
@@ -43,8 +44,9 @@ using native_start_atom = caf::atom_constant<caf::atom("natstart")>;
 struct native_ended {
   cpu_profile_report profile;
   stacks_report stacks;
+  callgraph_report callgraph;
 };
-PERFDM_INSPECT(native_ended, x.profile, x.stacks)
+PERFDM_INSPECT(native_ended, x.profile, x.stacks, x.callgraph)
 
 // Spawns the source of `pid`, whose name and sampler the caller got ready (so that WATCH
 // fails at once, and clearly, for a process that cannot be observed). `parent` (the process

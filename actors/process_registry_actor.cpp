@@ -8,6 +8,7 @@
 #include <caf/sec.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "actors/callgraph_report.hpp"
 #include "actors/process_commands.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
@@ -641,6 +642,40 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       self->request(a, std::chrono::seconds(30), x)
           .then([=](cpu_profile_report& r) mutable { rp.deliver(r); },
                 [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
+      return rp;
+    },
+    // CALLGRAPH of one process (also one that exited, as PROFILE), or of every watched one
+    // merged (an empty graph when none is watched).
+    [=](callgraph_request& x) -> caf::result<callgraph_report> {
+      if (x.pid != 0) {
+        auto a = native_of(x.pid);
+        if (auto last = last_of(x.pid); !a && last) return last->callgraph;
+        if (!a) return not_watched(x.pid);
+        auto rp = self->make_response_promise<callgraph_report>();
+        self->request(a, std::chrono::seconds(30), x)
+            .then([=](callgraph_report& r) mutable { rp.deliver(r); },
+                  [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
+        return rp;
+      }
+      std::vector<caf::actor> sources;
+      for (auto& [pid, p] : self->state.processes)
+        if (p.native) sources.push_back(p.native);
+      if (sources.empty()) return callgraph_report{};
+      auto rp = self->make_response_promise<callgraph_report>();
+      auto merged = std::make_shared<callgraph_report>();
+      auto left = std::make_shared<std::size_t>(sources.size());
+      // A process that exits meanwhile is left out, not an error: the others still answer.
+      auto one_done = [=]() mutable {
+        if (--*left == 0) rp.deliver(*merged);
+      };
+      for (auto& a : sources)
+        self->request(a, std::chrono::seconds(30), callgraph_request{})
+            .then(
+                [=](callgraph_report& r) mutable {
+                  merge_callgraph_report(*merged, r);
+                  one_done();
+                },
+                [=](caf::error&) mutable { one_done(); });
       return rp;
     },
     [=](stacks_request& x) -> caf::result<stacks_report> {

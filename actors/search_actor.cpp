@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "messages/callgraph_messages.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
@@ -339,9 +340,27 @@ class search_actor : public caf::event_based_actor {
 
   // ------------------------------------------------------------------ cost
 
+  // The sampled call graph of every watched process, along which /Code is refined. A live
+  // engine's only: a replay has no process to ask (its /Code is refined along resources).
+  void refresh_call_graph() {
+    request(dm_, caf::infinite, callgraph_request{0})
+        .then(
+            [=](callgraph_report& r) {
+              if (r.entries.empty()) return;
+              std::vector<std::string> entries;
+              std::vector<pc::call_edge> edges;
+              for (auto& e : r.entries) entries.push_back(e.name);
+              for (auto& e : r.edges) edges.push_back({e.caller, e.callee});
+              for (auto& s : slots_) s.engine->set_call_graph(entries, edges);
+              pump();
+            },
+            [=](caf::error&) {});
+  }
+
   // The sampler's measured cost over the last period, summed over the watched processes.
   void on_cost_tick() {
     delayed_send(this, cost_period, cost_tick{});
+    refresh_call_graph();
     request(dm_, caf::infinite, list_processes{})
         .then(
             [=](process_list& l) {

@@ -1,5 +1,6 @@
 #include "messages/type_registry.hpp"
 
+#include "messages/callgraph_messages.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
@@ -92,6 +93,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(unwatch_request);
   PERFDM_REGISTER(profile_request);
   PERFDM_REGISTER(stacks_request);
+  PERFDM_REGISTER(callgraph_request);
+  PERFDM_REGISTER(callgraph_report);
   PERFDM_REGISTER(profile_entry);
   PERFDM_REGISTER(thread_state_entry);
   PERFDM_REGISTER(cpu_profile_report);

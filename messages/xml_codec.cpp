@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "messages/callgraph_messages.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/message_lists.hpp"
@@ -633,6 +634,13 @@ caf::message parse_process_command(const xml_node* arg, const std::string& comma
   return caf::make_message(Request{pid_of(a)});
 }
 
+// CALLGRAPH: no argument (every watched process) or `<PROCESS PID='n'/>`.
+caf::message parse_callgraph(const xml_node* arg, const std::string& command) {
+  if (arg == nullptr) return caf::make_message(callgraph_request{});
+  attributes a(require_leaf(arg, "PROCESS", command), {"PID"});
+  return caf::make_message(callgraph_request{pid_of(a)});
+}
+
 // The DM commands. Names are compared after upper-casing the COMMAND attribute.
 struct command_entry {
   const char* name;
@@ -666,6 +674,7 @@ const command_entry dm_commands[] = {
     {"STACKS", parse_process_command<stacks_request>},
     {"SEARCH", parse_search},
     {"SHG", parse_shg},
+    {"CALLGRAPH", parse_callgraph},
 };
 
 std::string inner_xml(const xml_node* n);  // in the printing section
@@ -973,6 +982,10 @@ printed_request request_parts(const shg_request& x) {
   if (!x.has_search) return {"SHG", ""};
   return {"SHG", element("SHG").count("SEARCH", x.search).leaf()};
 }
+printed_request request_parts(const callgraph_request& x) {
+  if (x.pid == 0) return {"CALLGRAPH", ""};
+  return pid_command("CALLGRAPH", x.pid);
+}
 printed_request request_parts(const data_request& x) {
   return {"DATA", element("DATA").id("MI", x.mi).text("PHASE", phase_text(x.phase)).leaf()};
 }
@@ -1201,6 +1214,23 @@ std::string reply_body(const stacks_report& x) {
   threads.count("PID", static_cast<std::uint64_t>(x.pid)).number("TIME", x.time);
   if (x.ended) threads.text("ENDED", "true");
   return threads.wrap(join(x.threads, "", thread));
+}
+std::string reply_body(const callgraph_report& x) {
+  element graph("CALLGRAPH");
+  if (x.pid != 0) graph.count("PID", static_cast<std::uint64_t>(x.pid));
+  graph.count("STACKS", x.stacks);
+  if (x.ended) graph.text("ENDED", "true");
+  auto entry = [](const callgraph_entry& e) {
+    return element("ENTRY").text("NAME", e.name).count("SAMPLES", e.samples).leaf();
+  };
+  auto edge = [](const callgraph_edge& e) {
+    return element("EDGE")
+        .text("CALLER", e.caller)
+        .text("CALLEE", e.callee)
+        .count("SAMPLES", e.samples)
+        .leaf();
+  };
+  return graph.wrap(join(x.entries, "", entry) + join(x.edges, "", edge));
 }
 // Printed with its own envelope by print_reply; listed for the gateway's reply handlers.
 std::string reply_body(const process_command_reply& x) {

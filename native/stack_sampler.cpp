@@ -18,6 +18,7 @@
 
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
+#include "native/thread_proc_files.hpp"
 
 namespace perfdm::native {
 
@@ -260,7 +261,9 @@ struct stack_sampler::impl {
       if (wanted && !wanted(tid)) continue;
       try {
         auto t = read_thread_stats(pid, tid);
-        snap.threads.push_back(thread_stack{tid, t.name, t.state, {}, {}});
+        snap.threads.push_back(thread_stack{tid, t.name, t.state, {}, {}, {}});
+        if (t.state == 'S' || t.state == 'D')
+          snap.threads.back().syscall = read_thread_syscall(pid, tid);
       } catch (const native_error& e) {
         if (e.code != native_errc::no_such_process) throw;
       }

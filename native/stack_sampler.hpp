@@ -42,6 +42,9 @@ struct thread_stack {
   char state = '?';  // the one-letter state of stat, read before the thread was stopped
   std::vector<stack_frame> frames;  // innermost first
   std::string error;  // why the unwind stopped early or failed, if it did and no frame came
+  // /proc/PID/task/TID/syscall, read with the state when the thread slept ('S', 'D'): the
+  // system call it was blocked in and its arguments (a lock's futex); "" otherwise.
+  std::string syscall;
 };
 
 struct stack_snapshot {

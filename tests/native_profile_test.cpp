@@ -51,10 +51,10 @@ TEST_CASE("TOTAL counts a function once per stack, BASE only when innermost", "[
 TEST_CASE("only running threads are counted", "[native][profile]") {
   cpu_profile p;
   stack_snapshot snap;
-  snap.threads.push_back(thread_stack{1, "a", 'R', {frame("spin")}, {}});
-  snap.threads.push_back(thread_stack{2, "b", 'S', {frame("wait")}, {}});
-  snap.threads.push_back(thread_stack{3, "c", 'D', {frame("disk")}, {}});
-  snap.threads.push_back(thread_stack{4, "d", 'R', {}, "no frames"});
+  snap.threads.push_back(thread_stack{1, "a", 'R', {frame("spin")}, {}, {}});
+  snap.threads.push_back(thread_stack{2, "b", 'S', {frame("wait")}, {}, {}});
+  snap.threads.push_back(thread_stack{3, "c", 'D', {frame("disk")}, {}, {}});
+  snap.threads.push_back(thread_stack{4, "d", 'R', {}, "no frames", ""});
   p.add(snap, 0.01, 0.5);
   auto s = p.summary();
   CHECK(s.stacks == 4);

@@ -79,8 +79,8 @@ TEST_CASE("thread counts: one per sample, the state's counter, names kept, ended
           "[native][threads]") {
   thread_state_table table;
   stack_snapshot s;
-  s.threads = {thread_stack{7, "a", 'R', stack({"hot"}), ""},
-               thread_stack{8, "b", 'S', stack({"nanosleep"}), ""}};
+  s.threads = {thread_stack{7, "a", 'R', stack({"hot"}), "", ""},
+               thread_stack{8, "b", 'S', stack({"nanosleep"}), "", ""}};
   table.add(s, io_function);
   s.threads[0].state = 'S';
   s.threads[0].frames = stack({"read"});

@@ -1,0 +1,165 @@
+#include "native/focus_attribution.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "native/pc_resources.hpp"
+
+namespace perfdm::native {
+
+namespace {
+
+std::vector<std::string> split_path(const std::string& resource) {
+  std::vector<std::string> parts;
+  std::size_t at = 1;
+  while (at <= resource.size()) {
+    auto slash = resource.find('/', at);
+    if (slash == std::string::npos) slash = resource.size();
+    parts.push_back(resource.substr(at, slash - at));
+    at = slash + 1;
+  }
+  return parts;
+}
+
+// "name{123}" → name "name", id 123; without a well-formed id, the whole part is the name.
+void split_id(const std::string& part, std::string& name, int& id) {
+  name = part;
+  id = 0;
+  if (part.size() < 3 || part.back() != '}') return;
+  auto open = part.rfind('{');
+  if (open == std::string::npos) return;
+  int x = 0;
+  auto first = part.data() + open + 1, last = part.data() + part.size() - 1;
+  auto [p, ec] = std::from_chars(first, last, x);
+  if (ec != std::errc{} || p != last || x <= 0) return;
+  name = part.substr(0, open);
+  id = x;
+}
+
+}  // namespace
+
+const std::array<pc_metric_definition, pc_metric_count>& pc_metric_definitions() {
+  static const std::array<pc_metric_definition, pc_metric_count> all = {{
+      {pc_metric::cpu, "cpu", true, "s"},
+      {pc_metric::sync_wait, "sync_wait", true, "s"},
+      {pc_metric::io_wait, "io_wait", true, "s"},
+      {pc_metric::io_ops, "io_ops", true, "ops"},
+      {pc_metric::io_bytes, "io_bytes", true, "bytes"},
+      {pc_metric::active_threads, "active_threads", false, "threads"},
+  }};
+  return all;
+}
+
+std::optional<pc_metric> find_pc_metric(const std::string& name) {
+  for (auto& d : pc_metric_definitions())
+    if (name == d.name) return d.metric;
+  return std::nullopt;
+}
+
+pc_focus parse_pc_focus(const std::vector<std::string>& resources) {
+  pc_focus f;
+  for (auto& r : resources) {
+    if (r.empty() || r == "/") continue;
+    if (r.front() != '/') {
+      f.matches_nothing = true;
+      continue;
+    }
+    auto parts = split_path(r);
+    if (std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); })) {
+      f.matches_nothing = true;
+      continue;
+    }
+    const auto& root = parts[0];
+    if (root == "Code" && parts.size() <= 3) {
+      if (parts.size() >= 2) f.code.push_back({parts[1], parts.size() == 3 ? parts[2] : ""});
+    } else if (root == "Machine" && parts.size() <= 4) {
+      if (parts.size() >= 2) {
+        pc_focus::machine_part m;
+        m.host = parts[1];
+        if (parts.size() >= 3) split_id(parts[2], m.process, m.pid);
+        if (parts.size() == 4) split_id(parts[3], m.thread, m.tid);
+        f.machine.push_back(std::move(m));
+      }
+    } else if (root == "SyncObject" && parts.size() <= 3) {
+      if (parts.size() >= 2) f.sync.push_back({parts[1], parts.size() == 3 ? parts[2] : ""});
+    } else {
+      f.matches_nothing = true;
+    }
+  }
+  return f;
+}
+
+sampled_thread describe_thread(const thread_stack& thread, thread_activity activity,
+                               const thread_syscall& syscall, sync_object_namer* namer) {
+  sampled_thread t;
+  t.tid = thread.tid;
+  t.name = thread.name;
+  t.activity = activity;
+  for (auto& frame : thread.frames) {
+    std::pair<std::string, std::string> f{module_part(frame.module), function_part(frame.function)};
+    if (std::find(t.functions.begin(), t.functions.end(), f) == t.functions.end())
+      t.functions.push_back(std::move(f));
+  }
+  if (activity == thread_activity::blocks || activity == thread_activity::waits)
+    t.waits_on =
+        namer ? namer->name(thread.frames, syscall) : identify_sync_object(thread.frames, syscall);
+  return t;
+}
+
+bool focus_matches(const pc_focus& focus, const sampled_process& process,
+                   const sampled_thread& thread) {
+  if (focus.matches_nothing) return false;
+  for (auto& c : focus.code) {
+    bool on_stack = std::any_of(thread.functions.begin(), thread.functions.end(), [&](auto& f) {
+      return f.first == c.module && (c.function.empty() || f.second == c.function);
+    });
+    if (!on_stack) return false;
+  }
+  for (auto& m : focus.machine) {
+    if (m.host != process.host) return false;
+    if (m.pid != 0 ? m.pid != process.pid
+                   : !m.process.empty() && m.process != resource_part(process.name))
+      return false;
+    if (m.tid != 0 ? m.tid != thread.tid
+                   : !m.thread.empty() && m.thread != resource_part(thread.name))
+      return false;
+  }
+  for (auto& s : focus.sync) {
+    if (thread.waits_on.kind.empty() || s.kind != resource_part(thread.waits_on.kind)) return false;
+    if (!s.object.empty() && s.object != resource_part(thread.waits_on.object)) return false;
+  }
+  return true;
+}
+
+double thread_amount(pc_metric metric, const sampled_thread& thread, double covered) {
+  switch (metric) {
+    case pc_metric::cpu:
+      return thread.activity == thread_activity::runs ? covered : 0;
+    case pc_metric::sync_wait:
+      return thread.activity == thread_activity::blocks || thread.activity == thread_activity::waits
+                 ? covered
+                 : 0;
+    case pc_metric::io_wait:
+      return thread.activity == thread_activity::ios ? covered : 0;
+    case pc_metric::io_ops:
+      return thread.io_ops;
+    case pc_metric::io_bytes:
+      return thread.io_bytes;
+    case pc_metric::active_threads:
+      return 1;
+  }
+  return 0;
+}
+
+std::vector<std::string> thread_resources(const sampled_process& process,
+                                          const sampled_thread& thread) {
+  std::vector<std::string> out;
+  for (auto& [module, function] : thread.functions)
+    out.push_back(std::string(code_root) + "/" + module + "/" + function);
+  out.push_back(thread_resource(process.host, process.name, process.pid, thread.name, thread.tid));
+  if (!thread.waits_on.kind.empty())
+    out.push_back(sync_object_resource(thread.waits_on.kind, thread.waits_on.object));
+  return out;
+}
+
+}  // namespace perfdm::native

@@ -1,0 +1,108 @@
+// The Performance Consultant's metrics at a focus, from stack samples (docs/NATIVE.md §8).
+// Plain C++: a stack sample and each thread's state in, the amount each metric gets at a
+// focus out; the native source (actors/pc_metric_sampler.hpp) turns these into DM samples.
+//
+// Metrics (all per thread, summed over the threads a focus matches):
+//   cpu             COUNTER s        `covered` seconds for a thread that RUNS
+//   sync_wait       COUNTER s        `covered` for a thread that BLOCKS or WAITS
+//   io_wait         COUNTER s        `covered` for a thread that IOS
+//   io_ops          COUNTER ops      the thread's syscr+syscw since its previous sample
+//   io_bytes        COUNTER bytes    the thread's rchar+wchar since its previous sample
+//   active_threads  SAMPLED threads  1 per thread (a level)
+// where `covered` is the time since the previous stack sample: with DyPer's exponentially
+// distributed delays, the sum over samples of `covered` × [thread in state] estimates the
+// time the thread spent in that state. I/O counts are exact per thread and interval, but
+// charged to the stack seen at the end of the interval (a thread's I/O calls between two
+// samples are taken to come from where it is at the second).
+//
+// A focus is one resource per hierarchy (docs/PROTOCOL.md FOCUS); a thread matches when it
+// matches every component:
+//   /Code/<module>[/<function>]   that module (function) is on the thread's stack (inclusive)
+//   /Machine/<host>[/<process>{<pid>}[/<thread>{<tid>}]]  that host, process, thread (by the
+//                                 ids in braces when given — names change — else by name)
+//   /SyncObject/<kind>[/<object>] the thread waits on an object of that kind (that object)
+// A root (/Code, /Machine, /SyncObject) or `/` constrains nothing; any other resource (a
+// /Process one, another source's) makes the focus match nothing.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "native/stack_sampler.hpp"
+#include "native/sync_object.hpp"
+#include "native/thread_states.hpp"
+
+namespace perfdm::native {
+
+enum class pc_metric { cpu, sync_wait, io_wait, io_ops, io_bytes, active_threads };
+
+struct pc_metric_definition {
+  pc_metric metric;
+  const char* name;
+  bool counter;  // COUNTER (amounts) or SAMPLED (a level)
+  const char* units;
+};
+
+inline constexpr std::size_t pc_metric_count = 6;
+const std::array<pc_metric_definition, pc_metric_count>& pc_metric_definitions();
+std::optional<pc_metric> find_pc_metric(const std::string& name);
+
+struct pc_focus {
+  struct code_part {
+    std::string module, function;  // function "" = any function of the module
+  };
+  struct machine_part {
+    std::string host, process, thread;  // "" = any
+    int pid = 0, tid = 0;               // 0 = by name (or any)
+  };
+  struct sync_part {
+    std::string kind, object;  // object "" = any object of the kind
+  };
+  bool matches_nothing = false;
+  std::vector<code_part> code;
+  std::vector<machine_part> machine;
+  std::vector<sync_part> sync;
+};
+
+// Reads a focus given as resource names (a collecting MI's). Never fails: what the PC
+// metrics cannot match makes `matches_nothing` true.
+pc_focus parse_pc_focus(const std::vector<std::string>& resources);
+
+// The process a source samples.
+struct sampled_process {
+  std::string host;  // a resource part (host_part())
+  std::string name;  // its comm
+  int pid = 0;
+};
+
+// One thread at one stack sample, as the metrics see it.
+struct sampled_thread {
+  int tid = 0;
+  std::string name;
+  thread_activity activity = thread_activity::other;
+  // The distinct (module, function) parts on its stack, innermost first.
+  std::vector<std::pair<std::string, std::string>> functions;
+  sync_object waits_on;             // kind "" unless it BLOCKS or WAITS
+  double io_ops = 0, io_bytes = 0;  // since its previous sample (set by the caller)
+};
+
+// Describes a sampled thread: its functions and, when it BLOCKS or WAITS, the object
+// (`syscall`: its /proc/PID/task/TID/syscall read with its state).
+// `namer`, when given, names the object consistently across samples (sync_object.hpp).
+sampled_thread describe_thread(const thread_stack& thread, thread_activity activity,
+                               const thread_syscall& syscall, sync_object_namer* namer = nullptr);
+
+bool focus_matches(const pc_focus& focus, const sampled_process& process,
+                   const sampled_thread& thread);
+
+// What one thread adds to `metric` at a sample that covers `covered` seconds.
+double thread_amount(pc_metric metric, const sampled_thread& thread, double covered);
+
+// The resources a sample shows (its functions, the thread, what it waits on), for the data
+// manager to define as they are discovered.
+std::vector<std::string> thread_resources(const sampled_process& process,
+                                          const sampled_thread& thread);
+
+}  // namespace perfdm::native

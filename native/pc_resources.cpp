@@ -1,0 +1,73 @@
+#include "native/pc_resources.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+
+namespace perfdm::native {
+
+std::string resource_part(const std::string& text) {
+  if (text.empty()) return "?";
+  std::string out = text;
+  for (char& c : out)
+    if (c == '/' || c == ',' || std::isspace(static_cast<unsigned char>(c)) ||
+        std::iscntrl(static_cast<unsigned char>(c)))
+      c = '_';
+  return out;
+}
+
+std::string function_part(const std::string& function) {
+  std::string f = function;
+  // Drop a trailing parameter list (and what follows it: `const`, `&&`), found by matching
+  // the parentheses from the end, so that `operator()(int)` keeps `operator()`.
+  if (!f.empty()) {
+    auto close = f.rfind(')');
+    if (close != std::string::npos) {
+      int depth = 0;
+      for (std::size_t i = close + 1; i-- > 0;) {
+        if (f[i] == ')') ++depth;
+        if (f[i] == '(' && --depth == 0) {
+          if (i > 0) f.erase(i);
+          break;
+        }
+      }
+    }
+  }
+  const std::string anonymous = "(anonymous namespace)::";
+  for (auto at = f.find(anonymous); at != std::string::npos; at = f.find(anonymous))
+    f.erase(at, anonymous.size());
+  return resource_part(f);
+}
+
+std::string module_part(const std::string& module) {
+  auto slash = module.rfind('/');
+  return resource_part(slash == std::string::npos ? module : module.substr(slash + 1));
+}
+
+std::string code_resource(const stack_frame& frame) {
+  return std::string(code_root) + "/" + module_part(frame.module) + "/" +
+         function_part(frame.function);
+}
+
+std::string process_resource(const std::string& host, const std::string& process, int pid) {
+  return std::string(machine_root) + "/" + resource_part(host) + "/" + resource_part(process) +
+         "{" + std::to_string(pid) + "}";
+}
+
+std::string thread_resource(const std::string& host, const std::string& process, int pid,
+                            const std::string& thread, int tid) {
+  return process_resource(host, process, pid) + "/" + resource_part(thread) + "{" +
+         std::to_string(tid) + "}";
+}
+
+std::string sync_object_resource(const std::string& kind, const std::string& object) {
+  return std::string(sync_object_root) + "/" + resource_part(kind) + "/" + resource_part(object);
+}
+
+std::string host_part() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return resource_part(name);
+}
+
+}  // namespace perfdm::native

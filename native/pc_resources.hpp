@@ -1,0 +1,45 @@
+// The resource names of the Performance Consultant's metrics (docs/NATIVE.md §8): three
+// hierarchies, each a root resource with its levels below it.
+//   /Code/<module>/<function>                       module: the ELF file's basename
+//   /Machine/<host>/<process>{<pid>}/<thread>{<tid>} process, thread: their comm
+//   /SyncObject/<kind>/<object>                      kind: Mutex, CondVar, Join, ...
+// A name's parts are made safe for a resource name and a FOCUS list: `/` and `,` (which
+// would split it) and white space become `_`; an empty part is `?`. Functions are named
+// without their parameter list and without `(anonymous namespace)::`, so that
+// `(anonymous namespace)::tokenize(std::string const&)` is `tokenize`. Plain C++.
+#pragma once
+
+#include <string>
+
+#include "native/stack_sampler.hpp"
+
+namespace perfdm::native {
+
+inline constexpr const char* code_root = "/Code";
+inline constexpr const char* machine_root = "/Machine";
+inline constexpr const char* sync_object_root = "/SyncObject";
+
+// One level of a resource name: `/`, `,` and white space replaced by `_`, "" as "?".
+std::string resource_part(const std::string& text);
+
+// A demangled function name as its /Code part (see above); "" (unknown) is "?".
+std::string function_part(const std::string& function);
+
+// A module's file name (a path) as its /Code part: the basename; "" is "?".
+std::string module_part(const std::string& module);
+
+// /Code/<module>/<function> of a stack frame.
+std::string code_resource(const stack_frame& frame);
+
+// /Machine/<host>/<process>{<pid>} and the thread below it.
+std::string process_resource(const std::string& host, const std::string& process, int pid);
+std::string thread_resource(const std::string& host, const std::string& process, int pid,
+                            const std::string& thread, int tid);
+
+// /SyncObject/<kind>/<object>.
+std::string sync_object_resource(const std::string& kind, const std::string& object);
+
+// This machine's host name (gethostname), as a resource part.
+std::string host_part();
+
+}  // namespace perfdm::native

@@ -1,0 +1,412 @@
+// The Performance Consultant's metrics from synthetic stack samples, without actors or
+// processes: resource names, focus matching, inclusive attribution, the object a blocked
+// thread waits on, the sampled call graph, and the sampler that turns samples into DM samples.
+#include <catch2/catch.hpp>
+
+#include "actors/callgraph_report.hpp"
+#include "actors/pc_metric_sampler.hpp"
+#include "messages/callgraph_messages.hpp"
+#include "messages/xml_codec.hpp"
+#include "native/call_graph.hpp"
+#include "native/focus_attribution.hpp"
+#include "native/pc_resources.hpp"
+#include "native/sync_object.hpp"
+#include "native/thread_proc_files.hpp"
+
+using namespace perfdm;
+using namespace perfdm::native;
+
+namespace {
+
+const char* const app = "/opt/app/pc_cpu";
+const char* const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+
+stack_frame frame(const char* module, const char* function, int line = 0) {
+  return stack_frame{0x1000, module, function, line ? "app.cpp" : "", line};
+}
+
+// main → run → parse → tokenize, innermost first, below glibc's start-up code.
+std::vector<stack_frame> tokenize_stack() {
+  return {frame(app, "(anonymous namespace)::tokenize(std::string const&)", 30),
+          frame(app, "(anonymous namespace)::parse(std::string const&)", 42),
+          frame(app, "(anonymous namespace)::run()", 50),
+          frame(app, "main", 66),
+          frame(libc, "__libc_start_call_main"),
+          frame(libc, "__libc_start_main_impl"),
+          frame(app, "_start")};
+}
+
+// A thread blocked on a mutex in update_shared_table.
+std::vector<stack_frame> mutex_stack() {
+  return {frame(libc, "__lll_lock_wait"),
+          frame(libc, "___pthread_mutex_lock"),
+          frame(app, "update_shared_table()", 34),
+          frame(app, "locker(int)", 41),
+          frame(libc, "start_thread"),
+          frame(libc, "clone3")};
+}
+
+std::vector<stack_frame> sleep_stack() {
+  return {frame(libc, "__GI___clock_nanosleep"), frame(libc, "__GI___nanosleep"),
+          frame(app, "(anonymous namespace)::idle_housekeeping()", 58), frame(libc, "start_thread"),
+          frame(libc, "clone3")};
+}
+
+thread_syscall futex_on(std::uint64_t address) {
+  thread_syscall s;
+  s.valid = true;
+  s.number = futex_syscall_number();
+  s.args[0] = address;
+  return s;
+}
+
+const sampled_process process{"h", "pc_cpu", 100};
+
+sampled_thread thread(int tid, const char* name, char state, std::vector<stack_frame> frames,
+                      const thread_syscall& syscall = {}) {
+  thread_stack t{tid, name, state, std::move(frames), {}, {}};
+  auto io = [](const std::string&, const std::string& f) { return f == "read" || f == "write"; };
+  return describe_thread(t, classify_thread(state, t.frames, io), syscall);
+}
+
+double amount_at(const std::string& focus_list, pc_metric metric,
+                 const std::vector<sampled_thread>& threads, double covered) {
+  std::vector<std::string> resources;
+  for (std::size_t at = 0; at <= focus_list.size();) {
+    auto comma = focus_list.find(',', at);
+    if (comma == std::string::npos) comma = focus_list.size();
+    resources.push_back(focus_list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  auto focus = parse_pc_focus(resources);
+  double sum = 0;
+  for (auto& t : threads)
+    if (focus_matches(focus, process, t)) sum += thread_amount(metric, t, covered);
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("PC resource names: functions without parameters, parts safe for a FOCUS list",
+          "[pc-metrics]") {
+  CHECK(function_part("(anonymous namespace)::tokenize(std::string const&)") == "tokenize");
+  CHECK(function_part("ns::Parser::parse(int, char) const") == "ns::Parser::parse");
+  CHECK(function_part("Functor::operator()(int)") == "Functor::operator()");
+  CHECK(function_part("std::map<int, int>::find") == "std::map<int__int>::find");
+  CHECK(function_part("a/b") == "a_b");
+  CHECK(function_part("") == "?");
+  CHECK(function_part("main") == "main");
+  CHECK(module_part("/usr/lib/x86_64-linux-gnu/libc.so.6") == "libc.so.6");
+  CHECK(module_part("") == "?");
+  CHECK(code_resource(tokenize_stack()[0]) == "/Code/pc_cpu/tokenize");
+  CHECK(thread_resource("h", "pc_cpu", 100, "worker 2", 101) ==
+        "/Machine/h/pc_cpu{100}/worker_2{101}");
+  CHECK(sync_object_resource("Mutex", "0x10") == "/SyncObject/Mutex/0x10");
+}
+
+TEST_CASE("PC focus: one part per hierarchy, ids in braces, roots constrain nothing",
+          "[pc-metrics]") {
+  auto f =
+      parse_pc_focus({"/Code/pc_cpu/parse", "/Machine/h/pc_cpu{100}/worker{124}", "/SyncObject"});
+  CHECK_FALSE(f.matches_nothing);
+  REQUIRE(f.code.size() == 1);
+  CHECK(f.code[0].module == "pc_cpu");
+  CHECK(f.code[0].function == "parse");
+  REQUIRE(f.machine.size() == 1);
+  CHECK(f.machine[0].pid == 100);
+  CHECK(f.machine[0].tid == 124);
+  CHECK(f.machine[0].thread == "worker");
+  CHECK(f.sync.empty());
+  CHECK(parse_pc_focus({"/"}).code.empty());
+  CHECK(parse_pc_focus({"/Code", "/Machine"}).machine.empty());
+  CHECK(parse_pc_focus({"/Process/app{1}"}).matches_nothing);
+  CHECK(parse_pc_focus({"/Code/m/f/g"}).matches_nothing);
+  CHECK(parse_pc_focus({"/Machine/h/p{1}/t{2}/x"}).matches_nothing);
+  // A process part without a well-formed id is matched by name.
+  auto by_name = parse_pc_focus({"/Machine/h/pc_cpu{x}"});
+  REQUIRE(by_name.machine.size() == 1);
+  CHECK(by_name.machine[0].pid == 0);
+  CHECK(by_name.machine[0].process == "pc_cpu{x}");
+}
+
+TEST_CASE(
+    "PC metrics are inclusive along /Code: a sample counts for every function on its "
+    "stack",
+    "[pc-metrics]") {
+  std::vector<sampled_thread> threads = {thread(100, "pc_cpu", 'R', tokenize_stack()),
+                                         thread(101, "housekeeper", 'S', sleep_stack())};
+  const double covered = 0.01;
+  for (const char* f : {"tokenize", "parse", "run", "main"})
+    CHECK(amount_at(std::string("/Code/pc_cpu/") + f, pc_metric::cpu, threads, covered) ==
+          Approx(covered));
+  CHECK(amount_at("/Code/pc_cpu/idle_housekeeping", pc_metric::cpu, threads, covered) == 0);
+  CHECK(amount_at("/Code/pc_cpu/idle_housekeeping", pc_metric::active_threads, threads, covered) ==
+        1);
+  CHECK(amount_at("/Code/pc_cpu", pc_metric::cpu, threads, covered) == Approx(covered));
+  CHECK(amount_at("/Code/libc.so.6", pc_metric::active_threads, threads, covered) == 2);
+  CHECK(amount_at("/", pc_metric::cpu, threads, covered) == Approx(covered));
+  CHECK(amount_at("/Code,/Machine,/SyncObject", pc_metric::active_threads, threads, covered) == 2);
+  // The machine hierarchy: by tid, by name, another host or process matches nothing.
+  CHECK(amount_at("/Code/pc_cpu/tokenize,/Machine/h/pc_cpu{100}/pc_cpu{100}", pc_metric::cpu,
+                  threads, covered) == Approx(covered));
+  CHECK(amount_at("/Code/pc_cpu/tokenize,/Machine/h/pc_cpu{100}/housekeeper{101}", pc_metric::cpu,
+                  threads, covered) == 0);
+  CHECK(amount_at("/Machine/h/pc_cpu/housekeeper", pc_metric::active_threads, threads, covered) ==
+        1);
+  CHECK(amount_at("/Machine/other", pc_metric::active_threads, threads, covered) == 0);
+  CHECK(amount_at("/Machine/h/pc_cpu{99}", pc_metric::active_threads, threads, covered) == 0);
+  // A sleeping thread is in none of the time metrics.
+  CHECK(amount_at("/Machine/h/pc_cpu{100}/x{101}", pc_metric::sync_wait, threads, covered) == 0);
+  CHECK(amount_at("/Machine/h/pc_cpu{100}/x{101}", pc_metric::io_wait, threads, covered) == 0);
+  // A function absent from every stack, and a foreign resource, match nothing.
+  CHECK(amount_at("/Code/pc_cpu/absent", pc_metric::active_threads, threads, covered) == 0);
+  CHECK(amount_at("/Process/pc_cpu{100}", pc_metric::active_threads, threads, covered) == 0);
+}
+
+TEST_CASE("PC metrics: a blocked thread's time is sync_wait at the object it waits on",
+          "[pc-metrics]") {
+  std::vector<sampled_thread> threads = {
+      thread(201, "locker-0", 'S', mutex_stack(), futex_on(0x55d0c0a4a140)),
+      thread(202, "locker-1", 'S', mutex_stack(), futex_on(0x55d0c0a4a140)),
+      thread(203, "locker-2", 'R',
+             {frame(app, "spin()"), frame(app, "update_shared_table()", 35),
+              frame(app, "locker(int)", 41)}),
+      thread(204, "reader", 'S',
+             {frame(libc, "__libc_read"), frame(app, "read_records()", 12), frame(app, "main")})};
+  const double covered = 0.02;
+  CHECK(amount_at("/", pc_metric::sync_wait, threads, covered) == Approx(2 * covered));
+  CHECK(amount_at("/SyncObject/Mutex/0x55d0c0a4a140", pc_metric::sync_wait, threads, covered) ==
+        Approx(2 * covered));
+  CHECK(amount_at("/SyncObject/Mutex", pc_metric::sync_wait, threads, covered) ==
+        Approx(2 * covered));
+  CHECK(amount_at("/SyncObject/Mutex/0x1", pc_metric::sync_wait, threads, covered) == 0);
+  CHECK(amount_at("/SyncObject/CondVar", pc_metric::sync_wait, threads, covered) == 0);
+  // The holder runs: cpu at the function, none at the mutex.
+  CHECK(amount_at("/Code/pc_cpu/update_shared_table", pc_metric::cpu, threads, covered) ==
+        Approx(covered));
+  CHECK(amount_at("/Code/pc_cpu/update_shared_table", pc_metric::sync_wait, threads, covered) ==
+        Approx(2 * covered));
+  CHECK(amount_at("/SyncObject/Mutex/0x55d0c0a4a140", pc_metric::cpu, threads, covered) == 0);
+  CHECK(amount_at("/Machine/h/pc_cpu{100}/locker-1{202}", pc_metric::sync_wait, threads, covered) ==
+        Approx(covered));
+  // Blocked in read: io_wait.
+  CHECK(amount_at("/Code/pc_cpu/read_records", pc_metric::io_wait, threads, covered) ==
+        Approx(covered));
+  CHECK(amount_at("/", pc_metric::io_wait, threads, covered) == Approx(covered));
+}
+
+TEST_CASE("the sync object: the futex address of a mutex, else the call site", "[pc-metrics]") {
+  auto m = identify_sync_object(mutex_stack(), futex_on(0x55d0c0a4a140));
+  CHECK(m.kind == "Mutex");
+  CHECK(m.object == "0x55d0c0a4a140");
+  // The thread was let go before its system call was read: the call site.
+  thread_syscall running;
+  running.valid = running.running = true;
+  auto site = identify_sync_object(mutex_stack(), running);
+  CHECK(site.kind == "Mutex");
+  CHECK(site.object == "update_shared_table@34");
+  // A condition variable is named by call site even in futex (its futex word moves).
+  auto cv = identify_sync_object(
+      {frame(libc, "__futex_abstimed_wait_common"), frame(libc, "___pthread_cond_wait"),
+       frame("/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+             "std::condition_variable::wait(std::unique_lock<std::mutex>&)"),
+       frame(app, "consumer()")},
+      futex_on(0x1234));
+  CHECK(cv.kind == "CondVar");
+  CHECK(cv.object == "consumer");
+  auto join = identify_sync_object({frame(libc, "__futex_abstimed_wait_common"),
+                                    frame(libc, "___pthread_join"), frame(app, "main", 80)},
+                                   futex_on(0x7f00));
+  CHECK(join.kind == "Join");
+  CHECK(join.object == "main@80");
+  auto other = identify_sync_object({frame(libc, "epoll_pwait2"), frame(app, "loop()")}, {});
+  CHECK(other.kind == "Other");
+  CHECK(other.object == "epoll_pwait2");
+  CHECK(identify_sync_object({}, {}).object == "?");
+}
+
+TEST_CASE("sync_object_namer: a call site seen on one mutex names it when no address shows",
+          "[pc-metrics]") {
+  sync_object_namer namer;
+  thread_syscall running;
+  running.valid = running.running = true;
+  // Before any address was seen: the call site.
+  CHECK(namer.name(mutex_stack(), running).object == "update_shared_table@34");
+  CHECK(namer.name(mutex_stack(), futex_on(0xabc)).object == "0xabc");
+  CHECK(namer.name(mutex_stack(), running).object == "0xabc");
+  CHECK(namer.name(mutex_stack(), {}).object == "0xabc");
+  // A second address at the same call site: ambiguous, back to the call site.
+  CHECK(namer.name(mutex_stack(), futex_on(0xdef)).object == "0xdef");
+  CHECK(namer.name(mutex_stack(), running).object == "update_shared_table@34");
+  // Other kinds are left as they are.
+  auto cv =
+      namer.name({frame(libc, "___pthread_cond_wait"), frame(app, "consumer()", 9)}, futex_on(0x1));
+  CHECK(cv.object == "consumer@9");
+}
+
+TEST_CASE("/proc/PID/task/TID/syscall and io are read", "[pc-metrics]") {
+  auto futex = parse_thread_syscall("202 0x55db1324a140 0x80 0x2 0x0 0x0 0x0 0x7ffd 0x7f12\n");
+  CHECK(futex.valid);
+  CHECK_FALSE(futex.running);
+  CHECK(futex.number == 202);
+  CHECK(futex.args[0] == 0x55db1324a140u);
+  CHECK(futex.args[2] == 2);
+  CHECK(parse_thread_syscall("running\n").running);
+  CHECK(parse_thread_syscall("-1 0x7ffd 0x7f12\n").number == -1);
+  CHECK_FALSE(parse_thread_syscall("").valid);
+  CHECK_FALSE(parse_thread_syscall("garbage").valid);
+  CHECK_FALSE(parse_thread_syscall("202 0x1 0x2").valid);
+  auto io = parse_thread_io(
+      "rchar: 6476\nwchar: 74211112\nsyscr: 11\nsyscw: 4638193\n"
+      "read_bytes: 0\nwrite_bytes: 0\ncancelled_write_bytes: 0\n");
+  CHECK(io.rchar == 6476);
+  CHECK(io.wchar == 74211112);
+  CHECK(io.syscr == 11);
+  CHECK(io.syscw == 4638193);
+  CHECK(parse_thread_io("").syscw == 0);
+}
+
+TEST_CASE("the sampled call graph: entries and caller-callee edges with stack counts",
+          "[pc-metrics]") {
+  call_graph g;
+  g.add_stack(tokenize_stack());
+  g.add_stack(tokenize_stack());
+  g.add_stack(mutex_stack());
+  // Recursion: f → f adds no edge, and main → f counts once per stack.
+  g.add_stack({frame(app, "f()"), frame(app, "f()"), frame(app, "main")});
+  g.add_stack({});
+  auto v = g.view();
+  CHECK(v.stacks == 4);
+  auto edge = [&](const std::string& caller, const std::string& callee) -> std::uint64_t {
+    for (auto& e : v.edges)
+      if (e.caller == caller && e.callee == callee) return e.samples;
+    return 0;
+  };
+  CHECK(edge("/Code/pc_cpu/parse", "/Code/pc_cpu/tokenize") == 2);
+  CHECK(edge("/Code/pc_cpu/run", "/Code/pc_cpu/parse") == 2);
+  CHECK(edge("/Code/pc_cpu/main", "/Code/pc_cpu/run") == 2);
+  CHECK(edge("/Code/libc.so.6/__libc_start_call_main", "/Code/pc_cpu/main") == 2);
+  CHECK(edge("/Code/pc_cpu/update_shared_table", "/Code/libc.so.6/___pthread_mutex_lock") == 1);
+  CHECK(edge("/Code/pc_cpu/main", "/Code/pc_cpu/f") == 1);
+  CHECK(edge("/Code/pc_cpu/f", "/Code/pc_cpu/f") == 0);
+  CHECK(edge("/Code/pc_cpu/tokenize", "/Code/pc_cpu/parse") == 0);
+  // Entries: the outermost frame outside the start-up code (main, a thread's routine).
+  std::map<std::string, std::uint64_t> entries(v.entries.begin(), v.entries.end());
+  CHECK(entries.count("/Code/pc_cpu/_start") == 0);  // in the program, but start-up code
+  CHECK(entries["/Code/pc_cpu/locker"] == 1);
+  CHECK(entries["/Code/pc_cpu/main"] == 3);
+  call_graph wrapped;
+  wrapped.add_stack(
+      {frame(app, "worker()"), frame(app, "void std::__invoke_impl<void, void (*)()>()"),
+       frame(app,
+             "std::thread::_State_impl<std::thread::_Invoker<std::tuple<void "
+             "(*)()> > >::_M_run()"),
+       frame("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "execute_native_thread_routine"),
+       frame(libc, "start_thread"), frame(libc, "clone3")});
+  REQUIRE(wrapped.view().entries.size() == 1);
+  CHECK(wrapped.view().entries[0].first == "/Code/pc_cpu/worker");
+  call_graph all_system;
+  all_system.add_stack({frame(libc, "epoll_wait"), frame(libc, "clone3")});
+  CHECK(all_system.view().entries[0].first == "/Code/libc.so.6/clone3");
+  call_graph_view both = v;
+  merge_call_graph(both, v);
+  CHECK(both.stacks == 8);
+  std::uint64_t merged = 0;
+  for (auto& e : both.edges)
+    if (e.caller == "/Code/pc_cpu/parse" && e.callee == "/Code/pc_cpu/tokenize") merged = e.samples;
+  CHECK(merged == 4);
+}
+
+TEST_CASE("pc_metric_sampler: samples per collecting MI, spanning the sampling interval",
+          "[pc-metrics]") {
+  pc_metric_sampler s(process);
+  std::vector<collecting_mi> mis = {
+      {mi_handle{1}, "cpu", {"/Code/pc_cpu/tokenize"}},
+      {mi_handle{2}, "cpu", {"/Code/pc_cpu/idle_housekeeping"}},
+      {mi_handle{3}, "active_threads", {"/"}},
+      {mi_handle{4}, "proc.cpu_user", {"/"}},           // another source's metric
+      {mi_handle{5}, "cpu", {"/Process/pc_cpu{100}"}},  // another hierarchy
+      {mi_handle{6}, "io_bytes", {"/Code/pc_cpu/read_records"}},
+      {mi_handle{7}, "io_ops", {"/"}}};
+  s.set_collecting(mis);
+  CHECK(s.collecting());
+  CHECK(s.needs_io());
+  std::vector<sampled_thread> threads = {
+      thread(100, "pc_cpu", 'R', tokenize_stack()), thread(101, "housekeeper", 'S', sleep_stack()),
+      thread(102, "reader", 'S', {frame(libc, "read"), frame(app, "read_records()")})};
+  std::vector<sample> out;
+  // The first io reading is the baseline; the second gives the deltas.
+  s.apply_io(threads, {{102, thread_io{10, 0, 640, 0}}});
+  CHECK(threads[2].io_ops == 0);
+  s.add(threads, 0.0, 1'000'000'000);
+  s.apply_io(threads, {{100, thread_io{1, 1, 5, 5}}, {102, thread_io{14, 0, 896, 0}}});
+  CHECK(threads[2].io_ops == 4);
+  CHECK(threads[2].io_bytes == 256);
+  s.add(threads, 0.1, 1'100'000'000);
+  s.flush(200'000'000, out);
+  CHECK(out.empty());  // 0.1 s gathered, the interval is 0.2 s
+  s.apply_io(threads, {{102, thread_io{14, 0, 896, 0}}});
+  s.add(threads, 0.15, 1'250'000'000);
+  s.flush(200'000'000, out);
+  REQUIRE(out.size() == 5);
+  std::map<std::uint64_t, sample> by_mi;
+  for (auto& x : out) by_mi[x.mi.id] = x;
+  CHECK(by_mi[1].start == Approx(1.0));
+  CHECK(by_mi[1].end == Approx(1.25));
+  CHECK(by_mi[1].value == Approx(0.25));  // running through both samples
+  CHECK(by_mi[2].value == 0);             // idle: a sample of 0, not silence
+  CHECK(by_mi[3].value == Approx(3));     // three threads throughout
+  CHECK(by_mi[6].value == Approx(256));
+  CHECK(by_mi[7].value == Approx(4));  // thread 100 had no baseline before
+  CHECK(by_mi.count(4) == 0);
+  CHECK(by_mi.count(5) == 0);
+  out.clear();
+  s.flush(200'000'000, out, true);
+  CHECK(out.empty());  // nothing gathered since
+  // Resources: each once.
+  auto first = s.take_new_resources(threads);
+  CHECK(std::find(first.begin(), first.end(), "/Code/pc_cpu/tokenize") != first.end());
+  CHECK(std::find(first.begin(), first.end(), "/Machine/h/pc_cpu{100}/housekeeper{101}") !=
+        first.end());
+  CHECK(s.take_new_resources(threads).empty());
+  s.set_collecting({});
+  CHECK_FALSE(s.collecting());
+  CHECK_FALSE(s.needs_io());
+}
+
+TEST_CASE("CALLGRAPH reads and prints in canonical form; replies of processes merge",
+          "[pc-metrics][xml]") {
+  auto all = parse_request("<dyper pid='DM' command='callgraph'/>");
+  REQUIRE_FALSE(all.error);
+  CHECK(print_request("DM", all.request) == "<DYPER PID='DM' COMMAND='CALLGRAPH'/>");
+  auto one = parse_request("<dyper pid='DM' command='CALLGRAPH'><process pid='0042'/></dyper>");
+  REQUIRE_FALSE(one.error);
+  CHECK(print_request("DM", one.request) ==
+        "<DYPER PID='DM' COMMAND='CALLGRAPH'><PROCESS PID='42'/></DYPER>");
+  CHECK(parse_request("<DYPER PID='DM' COMMAND='CALLGRAPH'><PROCESS/></DYPER>").error);
+  CHECK(parse_request("<DYPER PID='DM' COMMAND='CALLGRAPH'><THREAD PID='1'/></DYPER>").error);
+  callgraph_report r;
+  r.pid = 7;
+  r.stacks = 3;
+  r.entries = {{"/Code/a/main", 3}};
+  r.edges = {{"/Code/a/main", "/Code/a/f<int>", 2}};
+  CHECK(print_reply("DM", caf::make_message(r)) ==
+        "<DYPER_REPLY ID='DM'><CALLGRAPH PID='7' STACKS='3'><ENTRY NAME='/Code/a/main' "
+        "SAMPLES='3'/><EDGE CALLER='/Code/a/main' CALLEE='/Code/a/f&lt;int&gt;' SAMPLES='2'/>"
+        "</CALLGRAPH></DYPER_REPLY>");
+  callgraph_report other;
+  other.pid = 8;
+  other.stacks = 1;
+  other.entries = {{"/Code/b/main", 1}};
+  other.edges = {{"/Code/a/main", "/Code/a/f<int>", 1}};
+  callgraph_report merged;
+  merge_callgraph_report(merged, r);
+  merge_callgraph_report(merged, other);
+  CHECK(merged.pid == 0);
+  CHECK(merged.stacks == 4);
+  CHECK(merged.entries.size() == 2);
+  REQUIRE(merged.edges.size() == 1);
+  CHECK(merged.edges[0].samples == 3);
+  CHECK(print_reply("DM", caf::make_message(merged)).find("<CALLGRAPH STACKS='4'>") !=
+        std::string::npos);
+}
