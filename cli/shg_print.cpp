@@ -70,9 +70,16 @@ std::string shg_tree(const std::vector<shg_node_info>& nodes) {
     if (!printed.insert(n->id).second) return;
     out += std::string(2 * depth, ' ') + n->hypothesis + " " + shg_focus_text(*n) + "  " +
            n->state + (n->active ? " (active)" : "");
-    if (n->state != "never")
-      out += "  value " + format_number(n->value) + " threshold " + format_number(n->threshold);
-    if (n->since >= 0) out += "  true since " + format_number(n->since) + " s";
+    // For people: three significant digits, tenths of seconds (the JSON keeps every digit).
+    char buf[96];
+    if (n->state != "never") {
+      std::snprintf(buf, sizeof buf, "  value %.3g threshold %.3g", n->value, n->threshold);
+      out += buf;
+    }
+    if (n->since >= 0) {
+      std::snprintf(buf, sizeof buf, "  true since %.1f s", n->since);
+      out += buf;
+    }
     out += '\n';
     auto& kids = children[n->id];
     order(kids);
