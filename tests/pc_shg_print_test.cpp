@@ -1,7 +1,6 @@
 // perfdm search's output: the SHG as a tree (true nodes first) and as the JSON
 // object, and the status line of each conclusion.
 #include <catch2/catch.hpp>
-
 #include <optional>
 
 #include "cli/shg_print.hpp"
