@@ -22,6 +22,7 @@
 #include "actors/process_registry_actor.hpp"
 #include "messages/process_command_messages.hpp"
 #include "actors/sampling_interval_actor.hpp"
+#include "actors/search_actor.hpp"
 #include "dm/fold_order.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/process_messages.hpp"
@@ -139,10 +140,41 @@ class data_manager : public caf::event_based_actor {
       [=](callgraph_request& x) { record_live(x); return delegate(registry_, x); },
       [=](record_origin& x) { on_record_origin(x); },
       [=](record_unsent& x) { on_record_unsent(x); },
+      // The Performance Consultant: its actor is made (with its stream) by the first SEARCH.
+      [=](search_request& x) { record(x); return delegate(search_actor(), x); },
+      [=](shg_request& x) {
+        record(x, false);
+        auto rp = make_response_promise<shg_reply>();
+        if (!search_) {
+          rp.deliver(shg_reply{});  // no search yet: the graph is empty
+          return rp;
+        }
+        request(search_, caf::infinite, x)
+            .then([=](shg_reply& r) mutable { rp.deliver(std::move(r)); },
+                  [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
+        return rp;
+      },
+      [=](shg_broadcast& x) {
+        for (auto& [h, a] : streams_) send(a, shg_node_event{h, x.node});
+      },
     };
   }
 
  private:
+  // ---------------------------------------------------------------- the search
+
+  // Made on the first SEARCH, not at start: its stream takes the next stream handle then, as
+  // in a replay of the same requests.
+  caf::actor search_actor() {
+    if (!search_) {
+      search_ = spawn_search_actor(this);
+      origins_[search_.id()] = origin{"search", false, true};
+      auto opened = on_open_stream_for(search_);
+      send(search_, search_init{opened, current_phase_, to_seconds(current_start_)});
+    }
+    return search_;
+  }
+
   // ---------------------------------------------------------------- clock (C1)
 
   time_ns now() const {
@@ -157,6 +189,9 @@ class data_manager : public caf::event_based_actor {
   struct origin {
     std::string label;
     bool replayable = true;
+    // Its requests follow from another request (the search's from SEARCH): replaying that
+    // one makes them again, so they are comments.
+    bool derived = false;
   };
 
   // Who sent the message being processed, as it named itself; the registry's own reads (a
@@ -177,7 +212,9 @@ class data_manager : public caf::event_based_actor {
     if (!options_.recorder) return;
     auto from = sender_origin();
     auto line = print_request(data_manager_target_id, caf::make_message(x));
-    if (from.replayable || changes)
+    if (from.derived)
+      options_.recorder->comment(now(), from.label, "made again by SEARCH in replay: " + line);
+    else if (from.replayable || changes)
       options_.recorder->request(now(), from.label, line);
     else
       options_.recorder->comment(now(), from.label, "not a front end's: " + line);
@@ -578,12 +615,16 @@ class data_manager : public caf::event_based_actor {
   // ---------------------------------------------------------------- streams (T1-T3)
 
   caf::message on_open_stream(open_stream& x) {
-    stream_handle h{next_stream_++};
     auto sink = x.sink ? x.sink : caf::actor_cast<caf::actor>(current_sender());
+    return caf::make_message(stream_opened{on_open_stream_for(sink)});
+  }
+
+  stream_handle on_open_stream_for(const caf::actor& sink) {
+    stream_handle h{next_stream_++};
     auto a = spawn<caf::linked>(performance_stream_actor, h, sink, options_.stream_batch);
     streams_.emplace(h, a);
     send(interval_actor_, si_subscribe{h, a});
-    return caf::make_message(stream_opened{h});
+    return h;
   }
 
   caf::response_promise on_close_stream(close_stream& x) {
@@ -837,6 +878,7 @@ class data_manager : public caf::event_based_actor {
   caf::actor phase_manager_;
   caf::actor interval_actor_;
   caf::actor registry_;  // observed processes and their frame ingest actors
+  caf::actor search_;    // the Performance Consultant, from the first SEARCH on
 
   std::vector<metric_info> metrics_;
   std::unordered_map<std::string, metric_handle> metric_names_;

@@ -12,6 +12,7 @@
 #include "cli/dm_log_module.hpp"
 #include "cli/frames_log_module.hpp"
 #include "cli/native_log_module.hpp"
+#include "cli/pc_log_module.hpp"
 #include "log/log_core.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
@@ -114,6 +115,10 @@ std::uint64_t write_dm_log(const dm_ask& ask, const dm_log_job& job, const std::
       natives.push_back({p.resource, reply.get_as<cpu_profile_report>(0)});
   }
   if (!natives.empty()) add_native_module(core, natives, core.memory_left() / 8);
+  // The Performance Consultant's graph, when a search ran.
+  auto graph = ask(caf::make_message(shg_request{}));
+  if (graph.match_elements<shg_reply>() && !graph.get_as<shg_reply>(0).nodes.empty())
+    add_pc_module(core, graph.get_as<shg_reply>(0).nodes, core.memory_left() / 8);
   add_dm_module(core, snap, core.memory_left());
   core.write(path);
   return std::filesystem::file_size(path);

@@ -17,6 +17,7 @@
 #include "cli/dm_log_module.hpp"
 #include "cli/frames_log_module.hpp"
 #include "cli/native_log_module.hpp"
+#include "cli/pc_log_module.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/engine_controller.hpp"
 #include "cli/engine_listener.hpp"
@@ -25,6 +26,7 @@
 #include "cli/engine_publisher.hpp"
 #include "cli/readable.hpp"
 #include "cli/send_command.hpp"
+#include "cli/search_command.hpp"
 #include "log/log_command.hpp"
 #include "trace/log_trace.hpp"
 #include "cli/session.hpp"
@@ -297,6 +299,8 @@ int main(int argc, char** argv) {
   auto* client = perfdm::add_client_command(app, client_options);
   perfdm::daemon_options daemon_options;
   auto* daemon = perfdm::add_daemon_command(app, daemon_options);
+  perfdm::search_command_options search_options;
+  auto* search = perfdm::add_search_command(app, search_options);
 
   CLI11_PARSE(app, argc, argv);
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
@@ -304,10 +308,12 @@ int main(int argc, char** argv) {
   if (*send) return perfdm::run_send_command(send_options, std::cin, std::cout, std::cerr);
   if (*client) return perfdm::run_client_command(client_options, std::cin, std::cout, std::cerr);
   if (*daemon) return perfdm::run_daemon_command(daemon_options, std::cout, std::cerr);
+  if (*search) return perfdm::run_search_command(search_options, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();
   perfdm::register_native_log_printer();
+  perfdm::register_pc_log_printer();
   if (*log && !log_trace_event.empty())
     return perfdm::run_log_trace_command(log_options.file, log_trace_event, std::cerr);
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);

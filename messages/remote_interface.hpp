@@ -52,6 +52,8 @@ PERFDM_REPLY_OF(watch_request, process_info)
 PERFDM_REPLY_OF(unwatch_request, process_info)
 PERFDM_REPLY_OF(profile_request, cpu_profile_report)
 PERFDM_REPLY_OF(stacks_request, stacks_report)
+PERFDM_REPLY_OF(search_request, search_info)
+PERFDM_REPLY_OF(shg_request, shg_reply)
 PERFDM_REPLY_OF(callgraph_request, callgraph_report)
 // DyPer's per-process commands and DYPATCH (targets other than DM in the XML).
 PERFDM_REPLY_OF(process_command, process_command_reply)

@@ -7,6 +7,7 @@
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/record_messages.hpp"
+#include "messages/search_messages.hpp"
 #include "messages/source_messages.hpp"
 
 namespace perfdm {
@@ -67,6 +68,13 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(new_metric_event);
   PERFDM_REGISTER(new_resource_event);
   PERFDM_REGISTER(component_removed_event);
+  PERFDM_REGISTER(search_request);
+  PERFDM_REGISTER(search_info);
+  PERFDM_REGISTER(shg_request);
+  PERFDM_REGISTER(shg_node_info);
+  PERFDM_REGISTER(std::vector<shg_node_info>);
+  PERFDM_REGISTER(shg_reply);
+  PERFDM_REGISTER(shg_node_event);
   PERFDM_REGISTER(collecting_mi);
   PERFDM_REGISTER(std::vector<collecting_mi>);
   PERFDM_REGISTER(source_update);

@@ -31,6 +31,7 @@
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
+#include "messages/search_messages.hpp"
 
 namespace perfdm {
 
@@ -558,6 +559,68 @@ std::uint32_t count_of(const attributes& a, const char* name, std::uint64_t low,
   return static_cast<std::uint32_t>(*x);
 }
 
+// SEARCH: the tunables of docs/PROTOCOL.md, each checked for its range here so that a
+// search never runs with a threshold it cannot use.
+struct search_tunable_attribute {
+  const char* name;
+  double low;
+  bool low_open;  // the value must be greater than `low` (else at least)
+  double high;    // inclusive
+};
+constexpr search_tunable_attribute search_tunable_attributes[] = {
+    {"CPU_THRESHOLD", 0, false, 1e9},  {"SYNC_THRESHOLD", 0, false, 1e9},
+    {"IO_THRESHOLD", 0, false, 1e9},   {"SMALL_IO_BYTES", 0, false, 1e18},
+    {"HYSTERESIS", 0, false, 0.99},    {"SUFFICIENT_TIME", 0, true, 1e6},
+    {"MAX_PENDING", 1, false, 1e6},    {"MAX_ACTIVE", 1, false, 1e9},
+    {"COST_BUDGET", 0, true, 1},
+};
+
+caf::message parse_search(const xml_node* arg, const std::string& command) {
+  std::initializer_list<const char*> known{
+      "PHASE", "ACTION", "FOLLOW", "CPU_THRESHOLD", "SYNC_THRESHOLD", "IO_THRESHOLD", "SMALL_IO_BYTES",
+      "HYSTERESIS", "SUFFICIENT_TIME", "MAX_PENDING", "MAX_ACTIVE", "COST_BUDGET"};
+  attributes a(require_leaf(arg, "SEARCH", command), known);
+  search_request r;
+  r.phase = a.phase_type_or_global("PHASE");
+  auto action = a.text_or("ACTION", "START");
+  if (iequals(action, "START")) r.action = search_action::start;
+  else if (iequals(action, "PAUSE")) r.action = search_action::pause;
+  else if (iequals(action, "RESUME")) r.action = search_action::resume;
+  else if (iequals(action, "STOP")) r.action = search_action::stop;
+  else
+    bad_argument("attribute ACTION of <SEARCH> must be START, PAUSE, RESUME or STOP, not " +
+                 quoted(action));
+  for (auto& t : search_tunable_attributes) {
+    if (!a.find(t.name)) continue;
+    double v = a.number(t.name);
+    bool whole = std::string_view(t.name).substr(0, 4) == "MAX_";
+    if ((t.low_open ? v <= t.low : v < t.low) || v > t.high || (whole && v != std::floor(v)))
+      bad_argument("attribute " + std::string(t.name) + " of <SEARCH> must be " +
+                   (whole ? "a whole number " : "a number ") + (t.low_open ? "above " : "from ") +
+                   format_number(t.low) + " to " + format_number(t.high) + ", not " +
+                   format_number(v));
+    r.tunables[t.name] = v;
+  }
+  r.follow = a.boolean_or("FOLLOW", false);
+  if (r.follow && (r.phase != phase_type::current || r.action != search_action::start))
+    bad_argument("attribute FOLLOW of <SEARCH> belongs to ACTION='START' PHASE='CURRENT'");
+  return caf::make_message(std::move(r));
+}
+
+caf::message parse_shg(const xml_node* arg, const std::string& command) {
+  shg_request r;
+  if (arg == nullptr) return caf::make_message(r);
+  attributes a(require_leaf(arg, "SHG", command), {"SEARCH"});
+  if (a.find("SEARCH")) {
+    auto s = a.text("SEARCH");
+    auto id = parse_id(s);
+    if (!id) bad_argument("attribute SEARCH of <SHG> must be a search id, not " + quoted(s));
+    r.has_search = true;
+    r.search = *id;
+  }
+  return caf::make_message(r);
+}
+
 caf::message parse_attach(const xml_node* arg, const std::string& command) {
   attributes a(require_leaf(arg, "PROCESS", command),
                {"PID", "SCHEMA", "FORCE", "LANES", "CAPACITY"});
@@ -617,6 +680,8 @@ const command_entry dm_commands[] = {
     {"UNWATCH", parse_process_command<unwatch_request>},
     {"PROFILE", parse_process_command<profile_request>},
     {"STACKS", parse_process_command<stacks_request>},
+    {"SEARCH", parse_search},
+    {"SHG", parse_shg},
     {"CALLGRAPH", parse_callgraph},
 };
 
@@ -912,6 +977,19 @@ printed_request request_parts(const profile_request& x) {
   return pid_command("PROFILE", x.pid);
 }
 printed_request request_parts(const stacks_request& x) { return pid_command("STACKS", x.pid); }
+printed_request request_parts(const search_request& x) {
+  static const char* actions[] = {"START", "PAUSE", "RESUME", "STOP"};
+  element e("SEARCH");
+  e.text("PHASE", to_string(x.phase)).text("ACTION", actions[static_cast<int>(x.action)]);
+  if (x.follow) e.flag("FOLLOW", true);
+  for (auto& t : search_tunable_attributes)
+    if (auto i = x.tunables.find(t.name); i != x.tunables.end()) e.number(t.name, i->second);
+  return {"SEARCH", e.leaf()};
+}
+printed_request request_parts(const shg_request& x) {
+  if (!x.has_search) return {"SHG", ""};
+  return {"SHG", element("SHG").count("SEARCH", x.search).leaf()};
+}
 printed_request request_parts(const callgraph_request& x) {
   if (x.pid == 0) return {"CALLGRAPH", ""};
   return pid_command("CALLGRAPH", x.pid);
@@ -1007,6 +1085,37 @@ std::string reply_body(const status_info& x) {
       .wrap(join(x.mis, "", mi) + join(x.components, "", [](const std::string& c) {
               return element("COMPONENT").text("NAME", c).leaf();
             }));
+}
+std::string reply_body(const search_info& x) {
+  return element("SEARCH")
+      .count("ID", x.id)
+      .text("PHASE", to_string(x.phase))
+      .id("PHASEID", x.phase_id)
+      .text("STATE", x.state)
+      .count("NODES", x.nodes)
+      .flag("COSTLIMITED", x.cost_limited)
+      .leaf();
+}
+// The attributes of one SHG node, in the order NODE and SHGNODE print them.
+element& shg_node_attributes(element& e, const shg_node_info& n) {
+  return e.count("SEARCH", n.search)
+      .count("ID", n.id)
+      .text("PARENT", n.has_parent ? std::to_string(n.parent) : std::string())
+      .text("HYPOTHESIS", n.hypothesis)
+      .text("CODE", n.code)
+      .text("MACHINE", n.machine)
+      .text("SYNCOBJECT", n.syncobject)
+      .text("STATE", n.state)
+      .flag("ACTIVE", n.active)
+      .number("VALUE", n.value)
+      .number("THRESHOLD", n.threshold)
+      .number("SINCE", n.since);
+}
+std::string reply_body(const shg_reply& x) {
+  return element("SHG").wrap(join(x.nodes, "", [](const shg_node_info& n) {
+    element e("NODE");
+    return shg_node_attributes(e, n).leaf();
+  }));
 }
 std::string reply_body(const log_written& x) {
   return element("LOG").text("FILE", x.file).count("BYTES", x.bytes).leaf();
@@ -1190,6 +1299,11 @@ std::string event_text(const new_resource_event& x) {
       .text("NAME", r.name)
       .text("PARENT", r.parent)
       .leaf();
+}
+std::string event_text(const shg_node_event& x) {
+  element e("DYPER");
+  e.id("SHGNODE", x.stream);
+  return shg_node_attributes(e, x.node).leaf();
 }
 std::string event_text(const component_removed_event& x) {
   return element("DYPER").id("COMPONENTREMOVED", x.stream).text("NAME", x.name).leaf();

@@ -1,0 +1,408 @@
+#include "actors/search_actor.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "messages/callgraph_messages.hpp"
+#include "messages/dm_error.hpp"
+#include "messages/native_messages.hpp"
+#include "messages/process_messages.hpp"
+#include "pc/search_engine.hpp"
+
+namespace perfdm {
+
+namespace {
+
+// The measured cost of the sampler is read this often (PROFILE's COST and MONTIME).
+constexpr auto cost_period = std::chrono::seconds(1);
+struct cost_tick {};
+PERFDM_INSPECT_EMPTY(cost_tick)
+
+// The metrics every hypothesis needs; no experiment starts before they are defined.
+const char* const pc_metrics[] = {"cpu", "sync_wait", "io_wait", "io_ops", "io_bytes"};
+
+pc::tunables tunables_from(pc::tunables t, const std::map<std::string, double>& given) {
+  for (auto& [name, v] : given) {
+    if (name == "CPU_THRESHOLD")
+      t.cpu_threshold = v;
+    else if (name == "SYNC_THRESHOLD")
+      t.sync_threshold = v;
+    else if (name == "IO_THRESHOLD")
+      t.io_threshold = v;
+    else if (name == "SMALL_IO_BYTES")
+      t.small_io_bytes = v;
+    else if (name == "HYSTERESIS")
+      t.hysteresis = v;
+    else if (name == "SUFFICIENT_TIME")
+      t.sufficient_time = v;
+    else if (name == "MAX_PENDING")
+      t.max_pending = static_cast<std::uint32_t>(v);
+    else if (name == "MAX_ACTIVE")
+      t.max_active = static_cast<std::uint32_t>(v);
+    else if (name == "COST_BUDGET")
+      t.cost_budget = v;
+  }
+  return t;
+}
+
+struct search_slot {
+  std::uint64_t id;
+  phase_type type;
+  phase_handle phase;
+  std::unique_ptr<pc::search_engine> engine;
+};
+
+// Which experiment input a metric instance feeds.
+struct input_ref {
+  std::uint64_t search;
+  std::uint64_t node;
+  std::size_t input;
+  friend bool operator<(const input_ref& a, const input_ref& b) {
+    return std::tie(a.search, a.node, a.input) < std::tie(b.search, b.node, b.input);
+  }
+};
+
+class search_actor : public caf::event_based_actor {
+ public:
+  search_actor(caf::actor_config& cfg, caf::actor dm) : caf::event_based_actor(cfg), dm_(dm) {}
+
+  caf::behavior make_behavior() override {
+    set_error_handler([](caf::error&) {});
+    return {
+        [=](search_init& x) {
+          stream_ = x.stream;
+          phase_ = x.phase;
+          phase_start_ = x.phase_start;
+          request(dm_, caf::infinite, list_resources{}).then([=](resource_list& l) {
+            for (auto& r : l.resources) add_resource(r.name);
+            pump();
+          });
+          request(dm_, caf::infinite, list_metrics{}).then([=](metric_list& l) {
+            for (auto& m : l.metrics) metrics_.insert(m.name);
+            pump();
+          });
+          delayed_send(this, cost_period, cost_tick{});
+        },
+        [=](search_request& x) -> caf::result<search_info> { return on_search(x); },
+        [=](shg_request& x) -> caf::result<shg_reply> { return on_shg(x); },
+        [=](data_event& x) { on_data(x); },
+        [=](fold_event& x) {
+          (x.phase == phase_type::global ? global_width_ : current_width_) = x.width;
+        },
+        [=](new_phase_event& x) { on_new_phase(x.phase); },
+        [=](new_resource_event& x) {
+          add_resource(x.resource.name);
+          pump();
+        },
+        [=](new_metric_event& x) {
+          metrics_.insert(x.metric.name);
+          pump();
+        },
+        [=](samplerate_event&) {},
+        [=](component_removed_event&) {},
+        [=](shg_node_event&) {},  // its own, as every stream gets them
+        [=](cost_tick) { on_cost_tick(); },
+    };
+  }
+
+  // The data manager holds this actor and this actor the data manager: the handle goes when
+  // it ends, or neither would ever be destroyed (nor the engine shut down).
+  void on_exit() override { destroy(dm_); }
+
+ private:
+  // ------------------------------------------------------------------ SEARCH, SHG
+
+  search_slot* latest(phase_type type) {
+    for (auto i = slots_.rbegin(); i != slots_.rend(); ++i)
+      if (i->type == type) return &*i;
+    return nullptr;
+  }
+
+  search_info info_of(const search_slot& s) const {
+    return {s.id,
+            s.type,
+            s.phase,
+            pc::search_state_name(s.engine->state()),
+            s.engine->graph().size(),
+            s.engine->cost_limited()};
+  }
+
+  caf::result<search_info> on_search(const search_request& x) {
+    auto* s = latest(x.phase);
+    bool live = s && s->engine->state() != pc::search_state::ended &&
+                (x.phase == phase_type::global || s->phase == phase_);
+    const char* kind = x.phase == phase_type::global ? "GLOBAL" : "CURRENT";
+    if (x.action == search_action::start) {
+      if (live)
+        return make_dm_error(dm_error::not_allowed, std::string("a ") + kind +
+                                                        " search is running already (search " +
+                                                        std::to_string(s->id) + ")");
+      if (x.phase == phase_type::current) follow_phases_ = x.follow;
+      return info_of(start_search(x.phase, tunables_from({}, x.tunables)));
+    }
+    if (!live)
+      return make_dm_error(dm_error::not_allowed,
+                           std::string("no ") + kind + " search is running or paused");
+    if (!x.tunables.empty()) s->engine->retune(tunables_from(s->engine->settings(), x.tunables));
+    switch (x.action) {
+      case search_action::pause:
+        s->engine->pause();
+        break;
+      case search_action::resume:
+        s->engine->resume();
+        break;
+      case search_action::stop:
+        if (x.phase == phase_type::current) follow_phases_ = false;
+        disable(*s, s->engine->end());
+        break;
+      case search_action::start:
+        break;
+    }
+    publish(*s);
+    pump();
+    return info_of(*s);
+  }
+
+  search_slot& start_search(phase_type type, const pc::tunables& t) {
+    // Data time: the latest data seen, at least the phase's start.
+    double start =
+        type == phase_type::current ? std::max(latest_time_, phase_start_) : latest_time_;
+    slots_.push_back({slots_.size(), type, type == phase_type::global ? phase_handle{0} : phase_,
+                      std::make_unique<pc::search_engine>(t, start)});
+    auto& s = slots_.back();
+    for (auto& r : resources_) s.engine->add_resource(r);
+    publish(s);
+    pump();
+    return s;
+  }
+
+  shg_node_info node_info(const search_slot& s, const pc::shg_node& n) const {
+    shg_node_info i;
+    i.search = s.id;
+    i.id = n.id;
+    if (auto p = n.parent()) {
+      i.has_parent = true;
+      i.parent = *p;
+    }
+    i.hypothesis = pc::info(n.hyp).name;
+    i.code = n.focus[pc::hierarchy::code];
+    i.machine = n.focus[pc::hierarchy::machine];
+    i.syncobject = n.focus[pc::hierarchy::syncobject];
+    i.state = pc::state_name(n.state);
+    i.active = n.active;
+    i.value = n.value;
+    i.threshold = n.threshold;
+    i.since = n.since ? *n.since : -1;
+    return i;
+  }
+
+  shg_reply on_shg(const shg_request& x) const {
+    shg_reply r;
+    for (auto& s : slots_) {
+      if (x.has_search && s.id != x.search) continue;
+      for (auto& n : s.engine->graph().nodes()) r.nodes.push_back(node_info(s, n));
+    }
+    return r;
+  }
+
+  // ------------------------------------------------------------------ experiments
+
+  // Every node change goes to every open stream (SHGNODE), in the order it happened.
+  void publish(search_slot& s) {
+    for (auto id : s.engine->take_changes())
+      send(dm_, shg_broadcast{node_info(s, s.engine->graph().at(id))});
+  }
+
+  void disable(search_slot& s, const std::vector<pc::disable_order>& orders) {
+    for (auto& o : orders) {
+      auto i = mi_of_.find({s.id, o.node, o.input});
+      if (i == mi_of_.end()) continue;
+      auto mi = i->second;
+      mi_of_.erase(i);
+      input_of_.erase({mi.id, static_cast<int>(s.type)});
+      // The reply says whether the MI stays (another user, a data flag): nothing to do.
+      request(dm_, caf::infinite, disable_request{stream_, mi, s.type})
+          .then([](mi_info&) {}, [](caf::error&) {});
+    }
+  }
+
+  bool metrics_defined() const {
+    for (auto* m : pc_metrics)
+      if (!metrics_.count(m)) return false;
+    return true;
+  }
+
+  // Starts what the searches admit, releases what they dropped, and publishes changes.
+  void pump() {
+    for (auto& s : slots_) {
+      disable(s, s.engine->take_disables());
+      if (metrics_defined())
+        for (auto& o : s.engine->admit()) enable(s, o);
+      publish(s);
+    }
+  }
+
+  void enable(search_slot& s, const pc::enable_order& o) {
+    enable_request r;
+    r.stream = stream_;
+    r.metric = o.metric;
+    r.focus = o.focus.enable_focus();
+    r.phase = phase_ref{s.type, false, {}};
+    // Paradyn's flags: the global search keeps its data, a phase's search keeps it for the phase.
+    if (s.type == phase_type::global)
+      r.flags.data = true;
+    else
+      r.flags.phase_data = true;
+    auto search = s.id;
+    auto type = s.type;
+    request(dm_, caf::infinite, r)
+        .then(
+            [=](mi_info& mi) {
+              auto& slot = slots_[search];
+              mi_of_[{search, o.node, o.input}] = mi.id;
+              input_of_[{mi.id.id, static_cast<int>(type)}] = {search, o.node, o.input};
+              if (widths_known_ < 2) learn_width(mi.id, type);
+              slot.engine->enabled(o.node, o.input, latest_time_);
+              pump();
+            },
+            [=](caf::error&) {
+              slots_[search].engine->enable_failed(o.node);
+              pump();
+            });
+  }
+
+  // The histograms' width before any FOLD this stream heard: an MI's histogram says it.
+  void learn_width(mi_handle mi, phase_type type) {
+    request(dm_, caf::infinite, data_request{mi, phase_ref{type, false, {}}})
+        .then(
+            [=](histogram_data& h) {
+              auto& w = type == phase_type::global ? global_width_ : current_width_;
+              if (w <= 0) {
+                w = h.width;
+                ++widths_known_;
+              }
+            },
+            [=](caf::error&) {});
+  }
+
+  void on_data(const data_event& x) {
+    std::map<std::uint64_t, bool> touched;
+    for (auto& v : x.values) {
+      auto i = input_of_.find({v.mi.id, static_cast<int>(v.phase)});
+      if (i == input_of_.end()) continue;
+      double width = v.phase == phase_type::global ? global_width_ : current_width_;
+      if (width <= 0) width = 0.2;  // B1's base width until the histogram said otherwise
+      double origin = v.phase == phase_type::global ? 0 : phase_start_;
+      double begin = origin + v.bucket * width;
+      double end = begin + width;
+      latest_time_ = std::max(latest_time_, end);
+      auto& ref = i->second;
+      slots_[ref.search].engine->data(ref.node, ref.input, begin, end, v.value);
+      touched[ref.search] = true;
+    }
+    for (auto& [search, yes] : touched) slots_[search].engine->evaluate(latest_time_);
+    pump();
+  }
+
+  // N8: a new phase ends the search bound to the old one (its nodes keep their truth); the
+  // data manager dropped its current-phase subscriptions itself (N1).
+  void on_new_phase(const phase_info& p) {
+    phase_ = p.id;
+    phase_start_ = p.start;
+    current_width_ = p.width;
+    if (auto* s = latest(phase_type::current); s && s->engine->state() != pc::search_state::ended) {
+      auto tunables = s->engine->settings();
+      for (auto& o : s->engine->end()) {
+        auto i = mi_of_.find({s->id, o.node, o.input});
+        if (i == mi_of_.end()) continue;
+        input_of_.erase({i->second.id, static_cast<int>(phase_type::current)});
+        mi_of_.erase(i);
+      }
+      publish(*s);
+      if (follow_phases_) start_search(phase_type::current, tunables);
+    }
+    pump();
+  }
+
+  void add_resource(const std::string& name) {
+    pc::hierarchy h;
+    if (!pc::hierarchy_of(name, h)) return;
+    resources_.push_back(name);
+    for (auto& s : slots_) s.engine->add_resource(name);
+  }
+
+  // ------------------------------------------------------------------ cost
+
+  // The sampled call graph of every watched process, along which /Code is refined. A live
+  // engine's only: a replay has no process to ask (its /Code is refined along resources).
+  void refresh_call_graph() {
+    request(dm_, caf::infinite, callgraph_request{0})
+        .then(
+            [=](callgraph_report& r) {
+              if (r.entries.empty()) return;
+              std::vector<std::string> entries;
+              std::vector<pc::call_edge> edges;
+              for (auto& e : r.entries) entries.push_back(e.name);
+              for (auto& e : r.edges) edges.push_back({e.caller, e.callee});
+              for (auto& s : slots_) s.engine->set_call_graph(entries, edges);
+              pump();
+            },
+            [=](caf::error&) {});
+  }
+
+  // The sampler's measured cost over the last period, summed over the watched processes.
+  void on_cost_tick() {
+    delayed_send(this, cost_period, cost_tick{});
+    refresh_call_graph();
+    request(dm_, caf::infinite, list_processes{})
+        .then(
+            [=](process_list& l) {
+              for (auto& p : l.processes) {
+                if (!p.watched || !p.active) continue;
+                auto pid = p.pid;
+                request(dm_, caf::infinite, profile_request{pid})
+                    .then(
+                        [=](cpu_profile_report& r) {
+                          auto& before = cost_seen_[pid];
+                          double cost = r.cost - before.first, covered = r.montime - before.second;
+                          before = {r.cost, r.montime};
+                          for (auto& s : slots_) s.engine->observe_cost(cost, covered);
+                          pump();
+                        },
+                        [=](caf::error&) {});
+              }
+            },
+            [=](caf::error&) {});
+  }
+
+  caf::actor dm_;
+  stream_handle stream_;
+  phase_handle phase_;
+  double phase_start_ = 0;
+  double global_width_ = 0;
+  double current_width_ = 0;
+  int widths_known_ = 0;
+  double latest_time_ = 0;
+  bool follow_phases_ = false;
+  std::vector<search_slot> slots_;
+  std::vector<std::string> resources_;
+  std::set<std::string> metrics_;
+  std::map<input_ref, mi_handle> mi_of_;
+  std::map<std::pair<std::uint64_t, int>, input_ref> input_of_;  // (MI, phase type)
+  std::map<std::int32_t, std::pair<double, double>> cost_seen_;  // pid: cost, montime
+};
+
+}  // namespace
+
+caf::actor spawn_search_actor(caf::event_based_actor* dm) {
+  return dm->spawn<search_actor, caf::linked>(caf::actor_cast<caf::actor>(dm));
+}
+
+}  // namespace perfdm

@@ -1,0 +1,119 @@
+#include "cli/shg_print.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "messages/xml_codec.hpp"
+
+namespace perfdm {
+
+namespace {
+
+int state_rank(const std::string& s) {
+  if (s == "true") return 0;
+  if (s == "unknown") return 1;
+  if (s == "false") return 2;
+  return 3;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double x) {
+  auto s = format_number(x);
+  return s == "nan" || s == "inf" || s == "-inf" ? "null" : s;
+}
+
+}  // namespace
+
+std::string shg_focus_text(const shg_node_info& n) {
+  return "<" + n.code + ", " + n.machine + ", " + n.syncobject + ">";
+}
+
+std::string shg_tree(const std::vector<shg_node_info>& nodes) {
+  std::map<std::uint64_t, const shg_node_info*> by_id;
+  std::map<std::uint64_t, std::vector<const shg_node_info*>> children;
+  std::vector<const shg_node_info*> roots;
+  for (auto& n : nodes) by_id[n.id] = &n;
+  for (auto& n : nodes) {
+    if (n.has_parent && by_id.count(n.parent))
+      children[n.parent].push_back(&n);
+    else
+      roots.push_back(&n);
+  }
+  auto order = [](std::vector<const shg_node_info*>& v) {
+    std::stable_sort(v.begin(), v.end(), [](auto* a, auto* b) {
+      return std::make_pair(state_rank(a->state), a->id) <
+             std::make_pair(state_rank(b->state), b->id);
+    });
+  };
+  std::string out;
+  std::set<std::uint64_t> printed;
+  std::function<void(const shg_node_info*, int)> print = [&](const shg_node_info* n, int depth) {
+    if (!printed.insert(n->id).second) return;
+    out += std::string(2 * depth, ' ') + n->hypothesis + " " + shg_focus_text(*n) + "  " +
+           n->state + (n->active ? " (active)" : "");
+    // For people: three significant digits, tenths of seconds (the JSON keeps every digit).
+    char buf[96];
+    if (n->state != "never") {
+      std::snprintf(buf, sizeof buf, "  value %.3g threshold %.3g", n->value, n->threshold);
+      out += buf;
+    }
+    if (n->since >= 0) {
+      std::snprintf(buf, sizeof buf, "  true since %.1f s", n->since);
+      out += buf;
+    }
+    out += '\n';
+    auto& kids = children[n->id];
+    order(kids);
+    for (auto* k : kids) print(k, depth + 1);
+  };
+  order(roots);
+  for (auto* r : roots) print(r, 0);
+  return out;
+}
+
+std::string shg_json(const std::vector<shg_node_info>& nodes) {
+  std::string out = "{\"nodes\":[";
+  bool first = true;
+  for (auto& n : nodes) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"id\":" + std::to_string(n.id) +
+           ",\"parent\":" + (n.has_parent ? std::to_string(n.parent) : "null") +
+           ",\"hypothesis\":" + json_string(n.hypothesis) +
+           ",\"focus\":{\"code\":" + json_string(n.code) +
+           ",\"machine\":" + json_string(n.machine) +
+           ",\"syncobject\":" + json_string(n.syncobject) + "}" +
+           ",\"state\":" + json_string(n.state) + ",\"value\":" + json_number(n.value) +
+           ",\"threshold\":" + json_number(n.threshold) +
+           ",\"since\":" + (n.since >= 0 ? json_number(n.since) : "null") + "}";
+  }
+  return out + "]}";
+}
+
+std::string shg_conclusion_line(const std::string& before, const shg_node_info& now) {
+  if (before == now.state || (now.state != "true" && now.state != "false")) return "";
+  bool again = before == "true" || before == "false";
+  return now.hypothesis + (again ? " became " : " tested ") + now.state + " for " +
+         shg_focus_text(now);
+}
+
+}  // namespace perfdm
