@@ -150,7 +150,9 @@ TEST_CASE("STACKS shows every thread with its state and the function it is block
   auto hot = thread_element(stacks, "nt_hot");
   CHECK_THAT(hot, Catch::Contains("FUNCTION='native_hot_function'"));
   auto mutex = thread_element(stacks, "nt_mutex");
-  CHECK_THAT(mutex, Catch::Contains("FILE='" PERFDM_NATIVE_TARGET_SOURCE "'"));
+  // FILE is the name the debug information records: the absolute path from this build, or a
+  // path relative to the build folder when the compiler was run through ccache with base_dir.
+  CHECK_THAT(mutex, Catch::Matches(".* FILE='([^']*/)?tests/native/native_target\\.cpp'.*"));
   CHECK_THAT(mutex, Catch::Contains("MODULE='" PERFDM_NATIVE_TARGET "'"));
   CHECK_THAT(thread_element(stacks, "native_target"), Catch::Contains("FUNCTION='main'"));
 }
