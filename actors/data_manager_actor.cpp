@@ -25,6 +25,7 @@
 #include "actors/search_actor.hpp"
 #include "dm/fold_order.hpp"
 #include "messages/dm_error.hpp"
+#include "messages/engine_counters_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/record_messages.hpp"
@@ -119,6 +120,8 @@ class data_manager : public caf::event_based_actor {
       [=](detach_request& x) { record_live(x); return delegate(registry_, x); },
       [=](list_processes& x) { record_live(x); return delegate(registry_, x); },
       [=](frames_stats_query& x) { record_live(x); return delegate(registry_, x); },
+      // GET /metrics: not a command, not recorded (replays and goldens do not change).
+      [=](engine_counters_query) { return counters_; },
       [=](process_command& x) {  // DyPer's per-process commands
         record_live(x, std::to_string(x.pid));
         return delegate(registry_, x);
@@ -788,6 +791,7 @@ class data_manager : public caf::event_based_actor {
       auto* e = find_mi(s.mi);
       if (!e || !e->summary.collecting) {
         ++job->ack.dropped;
+        ++counters_.samples_dropped;
         continue;
       }
       auto& batch = job->pending[s.mi.id];
@@ -796,6 +800,7 @@ class data_manager : public caf::event_based_actor {
         job->touched.push_back(s.mi.id);
       batch.push_back(raw_sample{to_ns(s.start), t1, s.value});
       ++job->ack.count;
+      ++counters_.samples;
     }
     send_pending(*job);
     std::vector<std::pair<mi_handle, caf::actor>> targets;
@@ -899,6 +904,7 @@ class data_manager : public caf::event_based_actor {
 
   phase_handle current_phase_{0};
   std::uint64_t next_phase_ = 1;
+  engine_counters counters_;  // GET /metrics: samples taken in since the start
   time_ns now_ = 0;
   time_ns global_width_;
   time_ns current_start_ = 0;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "messages/dm_messages.hpp"
+#include "messages/engine_counters_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/record_messages.hpp"
 
@@ -40,7 +41,7 @@ void ask_histograms(scrape_actor* self, caf::actor dm, const status_info& status
   st.snapshot.clock = status.now;
   st.snapshot.interval = status.interval;
   st.snapshot.metric_instances = status.mis.size();
-  st.waiting = 1;  // the frame counts
+  st.waiting = 2;  // the frame counts and the engine's counters
   for (auto& mi : status.mis)
     for (bool current : {false, true}) {
       if (current ? !mi.has_current : !mi.has_global) continue;
@@ -63,6 +64,17 @@ void ask_histograms(scrape_actor* self, caf::actor dm, const status_info& status
               // Deleted between STATUS and DATA: it is simply not there any more.
               [self](caf::error&) { finish_one(self); });
     }
+  self->request(dm, caf::infinite, engine_counters_query{})
+      .then(
+          [self](engine_counters& c) {
+            auto& snapshot = self->state.snapshot;
+            snapshot.has_samples = true;
+            snapshot.samples = c.samples;
+            snapshot.samples_dropped = c.samples_dropped;
+            finish_one(self);
+          },
+          // Not a data manager of this engine's (none answers): the counters are left out.
+          [self](caf::error&) { finish_one(self); });
   self->request(dm, caf::infinite, frames_stats_query{})
       .then(
           [self](frames_stats& f) {

@@ -79,6 +79,15 @@ std::string prometheus_exposition(const prometheus_snapshot& s) {
   family(out, "perfdm_clients", "gauge",
          "Client connections open: TCP gateway and dashboard WebSockets.");
   out << "perfdm_clients " << s.clients << '\n';
+  if (s.has_samples) {
+    family(out, "perfdm_samples_total", "counter",
+           "Samples the data manager put into a collecting metric instance (SAMPLES and data "
+           "sources).");
+    out << "perfdm_samples_total " << s.samples << '\n';
+    family(out, "perfdm_samples_dropped_total", "counter",
+           "Samples the data manager took in for a metric instance deleted or not collecting.");
+    out << "perfdm_samples_dropped_total " << s.samples_dropped << '\n';
+  }
   const struct {
     const char* name;
     const char* help;

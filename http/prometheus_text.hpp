@@ -33,6 +33,9 @@ struct prometheus_snapshot {
   double interval = 0;       // the sampling interval, seconds
   std::int64_t clients = 0;  // connections open (TCP gateway and dashboard WebSockets)
   std::uint64_t metric_instances = 0;
+  bool has_samples = false;  // the data manager answered its counters
+  std::uint64_t samples = 0;
+  std::uint64_t samples_dropped = 0;
   std::vector<prometheus_histogram> histograms;
   std::vector<prometheus_frames> frames;
 };

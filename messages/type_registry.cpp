@@ -3,6 +3,7 @@
 #include "messages/callgraph_messages.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/engine_counters_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
@@ -88,6 +89,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(frame_type_stats);
   PERFDM_REGISTER(frames_stats_query);
   PERFDM_REGISTER(frames_stats);
+  PERFDM_REGISTER(engine_counters_query);
+  PERFDM_REGISTER(engine_counters);
   PERFDM_REGISTER(who_reply);
   PERFDM_REGISTER(watch_request);
   PERFDM_REGISTER(unwatch_request);

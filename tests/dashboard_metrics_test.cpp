@@ -63,6 +63,10 @@ TEST_CASE("prometheus: families, labels escaped, numbers that read back exactly"
   sampled.latest = std::numeric_limits<double>::quiet_NaN();
   s.histograms = {counter, sampled};
   s.frames = {{"/Process/w{7}", "work", 10, 2, 1}};
+  CHECK(prometheus_exposition(s).find("perfdm_samples") == std::string::npos);  // not asked
+  s.has_samples = true;
+  s.samples = 42;
+  s.samples_dropped = 3;
   auto text = prometheus_exposition(s);
   const std::string labels =
       "metric=\"work.requests\",focus=\"/Process/a\\\"b\\\\c{1}\",phase=\"global\"";
@@ -76,6 +80,8 @@ TEST_CASE("prometheus: families, labels escaped, numbers that read back exactly"
   CHECK(text.find("\nperfdm_engine_clock_seconds 0.30000000000000004\n") != std::string::npos);
   CHECK(text.find("\nperfdm_sampling_interval_seconds 0.2\n") != std::string::npos);
   CHECK(text.find("\nperfdm_clients 3\n") != std::string::npos);
+  CHECK(text.find("\nperfdm_samples_total 42\n") != std::string::npos);
+  CHECK(text.find("\nperfdm_samples_dropped_total 3\n") != std::string::npos);
   CHECK(text.find("\nperfdm_frames_lost_total{process=\"/Process/w{7}\",type=\"work\"} 2\n") !=
         std::string::npos);
 }
@@ -103,6 +109,10 @@ TEST_CASE("dashboard: GET /metrics gives every enabled MI's latest bucket and ru
   c.ask(dm("DEFINE", "<RESOURCE NAME='/Process/app'/>"));
   c.ask(dm("ENABLE", "<ENABLE STREAM='0' METRIC='cpu'/>"));
   c.ask(dm("ENABLE", "<ENABLE STREAM='0' METRIC='rss' FOCUS='/Process/app' PHASE='CURRENT'/>"));
+  auto before = http_request(engine.http_port(), "/metrics");
+  REQUIRE(before.status == 200);
+  CHECK(sample(before.body, "perfdm_samples_total") == 0);
+  CHECK(sample(before.body, "perfdm_samples_dropped_total") == 0);
   c.ask(dm("SAMPLES",
            "<SAMPLES><S MI='0' START='0' END='0.2' VALUE='3'/><S MI='0' START='0.2' END='0.4' "
            "VALUE='5'/><S MI='0' START='0.4' END='0.5' VALUE='1'/><S MI='1' START='0' "
@@ -119,6 +129,30 @@ TEST_CASE("dashboard: GET /metrics gives every enabled MI's latest bucket and ru
   CHECK(text.find("metric=\"rss\"") == std::string::npos);  // its current histogram is archived
   CHECK(sample(text, "perfdm_metric_instances") == 1);
   CHECK(sample(text, "perfdm_clients") == 1);  // the TCP client
+  CHECK(sample(text, "perfdm_samples_total") == 4);
+  CHECK(sample(text, "perfdm_samples_dropped_total") == 0);
+  CHECK(text.find("# TYPE perfdm_samples_total counter\n") != std::string::npos);
+
+  // The counters grow with every sample taken in: one more applied, and one for an MI that
+  // keeps its data but no longer collects (PERSISTENT_DATA, then DISABLE) dropped; a refused
+  // SAMPLES (an MI that does not exist, H4) counts in neither.
+  auto kept = c.ask(dm("ENABLE", "<ENABLE STREAM='0' METRIC='rss' PERSISTENT_DATA='true'/>"));
+  auto id_at = kept.find("<MI ID='");
+  REQUIRE(id_at != std::string::npos);
+  auto kept_mi = kept.substr(id_at + 8, kept.find('\'', id_at + 8) - id_at - 8);
+  CHECK(c.ask(dm("DISABLE", "<DISABLE STREAM='0' MI='" + kept_mi + "'/>")).find("ERROR=") ==
+        std::string::npos);
+  CHECK(c.ask(dm("SAMPLES", "<SAMPLES><S MI='0' START='0.5' END='0.6' VALUE='2'/><S MI='" +
+                                kept_mi + "' START='0.5' END='0.6' VALUE='7'/></SAMPLES>")) ==
+        "<DYPER_REPLY ID='DM'><OK COUNT='1' DROPPED='1'/></DYPER_REPLY>");
+  CHECK(c.ask(dm("SAMPLES",
+                 "<SAMPLES><S MI='0' START='0.6' END='0.7' VALUE='2'/><S MI='99' "
+                 "START='0.6' END='0.7' VALUE='7'/></SAMPLES>"))
+            .find("ERROR=") != std::string::npos);
+  auto after = http_request(engine.http_port(), "/metrics");
+  REQUIRE(after.status == 200);
+  CHECK(sample(after.body, "perfdm_samples_total") == 5);
+  CHECK(sample(after.body, "perfdm_samples_dropped_total") == 1);
 
   if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
     WARN("promtool is not installed: the exposition is not checked by it");

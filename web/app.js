@@ -345,6 +345,21 @@ setInterval(() => {
 
 const consultant = new Consultant(connection, $('shg-state'), $('shg-tree'));
 
+$('search-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const action = e.submitter?.dataset.action || 'START';
+  try {
+    const search = await consultant.search(action, $('search-phase').value,
+      action === 'START' ? $('search-sufficient-time').value : '');
+    $('search-state').textContent = `search ${search.getAttribute('ID')} (${search.getAttribute('PHASE')}`
+      + (search.getAttribute('PHASE') === 'CURRENT' ? ` of phase ${search.getAttribute('PHASEID')}` : '')
+      + `): ${search.getAttribute('STATE')}`
+      + (search.getAttribute('COSTLIMITED') === 'true' ? ' — search slowed: cost limit reached' : '');
+  } catch (error) {
+    showError(error);
+  }
+});
+
 connection.onEvent((e) => {
   if (e.hasAttribute('DATA')) {
     for (const v of e.children) {

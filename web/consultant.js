@@ -1,18 +1,32 @@
-// The Performance Consultant's search history graph (SHG), when a search runs: SHG answers
-// every node (<SHG><NODE ID PARENT HYPOTHESIS CODE MACHINE SYNCOBJECT STATE ACTIVE VALUE
-// THRESHOLD SINCE/>…</SHG>), SHGNODE stream events change one. An engine without the
-// Performance Consultant answers SHG with UNKNOWN_COMMAND: the panel then says 'no search'.
+// The Performance Consultant's search history graph (SHG), when a search runs (docs/PROTOCOL.md
+// §12): SHG answers every search's nodes (<SHG><NODE SEARCH ID PARENT HYPOTHESIS CODE MACHINE
+// SYNCOBJECT STATE ACTIVE VALUE THRESHOLD SINCE/>…</SHG>), SHGNODE stream events change one.
+// Node ids count per search, so a node is keyed by search and id, and PARENT names a node of
+// the same search. An engine without the Performance Consultant answers SHG with
+// UNKNOWN_COMMAND: the panel then says 'no search'.
 
-import { ProtocolError, dm } from '/protocol.js';
+import { ProtocolError, attr, dm } from '/protocol.js';
 
-const nodeAttributes = ['ID', 'PARENT', 'HYPOTHESIS', 'CODE', 'MACHINE', 'SYNCOBJECT', 'STATE', 'ACTIVE', 'VALUE', 'THRESHOLD', 'SINCE'];
+const nodeAttributes = ['SEARCH', 'ID', 'PARENT', 'HYPOTHESIS', 'CODE', 'MACHINE', 'SYNCOBJECT', 'STATE', 'ACTIVE', 'VALUE', 'THRESHOLD', 'SINCE'];
+const states = ['true', 'unknown', 'false', 'never'];  // the order siblings are listed in
 
 export class Consultant {
   constructor(connection, stateLine, tree) {
     this.connection = connection;
     this.stateLine = stateLine;
     this.tree = tree;
-    this.nodes = new Map();  // id → {attributes}
+    this.nodes = new Map();  // 'search:id' → {attributes}
+    this.renderPending = false;
+  }
+
+  // SEARCH with ACTION (START, PAUSE, RESUME, STOP) for PHASE (GLOBAL, CURRENT); START takes
+  // the SUFFICIENT_TIME tunable. Resolves with the reply's <SEARCH/>; rejects as the protocol
+  // reports (NOT_ALLOWED, BAD_ARGUMENT, UNKNOWN_COMMAND).
+  async search(action, phase, sufficientTime) {
+    const tunable = sufficientTime ? ` SUFFICIENT_TIME='${attr(sufficientTime)}'` : '';
+    const reply = await this.connection.request(dm('SEARCH', `<SEARCH PHASE='${attr(phase)}' ACTION='${attr(action)}'${tunable}/>`));
+    await this.refresh();
+    return reply.firstElementChild;
   }
 
   async refresh() {
@@ -28,38 +42,65 @@ export class Consultant {
       throw e;
     }
     this.nodes.clear();
-    for (const n of reply.querySelectorAll('NODE')) this.nodes.set(n.getAttribute('ID'), readNode(n));
-    this.render(this.nodes.size ? `${this.nodes.size} nodes` : 'no search');
+    for (const n of reply.querySelectorAll('NODE')) this.add(readNode(n));
+    this.renderSoon();
   }
 
   // A SHGNODE event: one node, new or changed.
   update(event) {
-    const node = readNode(event);
-    this.nodes.set(node.ID, node);
-    this.render(`${this.nodes.size} nodes`);
+    this.add(readNode(event));
+    this.renderSoon();
   }
 
-  render(summary) {
+  add(node) {
+    this.nodes.set(key(node.SEARCH, node.ID), node);
+  }
+
+  // Events come in bursts (a refinement makes many nodes): draw at most 4 times a second.
+  renderSoon() {
+    if (this.renderPending) return;
+    this.renderPending = true;
+    setTimeout(() => { this.renderPending = false; this.render(); }, 250);
+  }
+
+  summary() {
+    if (!this.nodes.size) return 'no search';
+    const count = Object.fromEntries(states.map((s) => [s, 0]));
+    for (const n of this.nodes.values()) count[n.STATE] = (count[n.STATE] || 0) + 1;
+    return `${this.nodes.size} nodes: ` + states.map((s) => `${count[s]} ${s}`).join(', ');
+  }
+
+  render(summary = this.summary()) {
     this.stateLine.textContent = summary;
     this.tree.replaceChildren();
-    const children = new Map();
+    const children = new Map();  // parent key ('' for the top) → nodes
     for (const n of this.nodes.values()) {
-      const parent = this.nodes.has(n.PARENT) ? n.PARENT : '';
-      if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(n);
+      const parentKey = n.PARENT !== '' && this.nodes.has(key(n.SEARCH, n.PARENT)) ? key(n.SEARCH, n.PARENT) : '';
+      if (!children.has(parentKey)) children.set(parentKey, []);
+      children.get(parentKey).push(n);
     }
-    const build = (parent, container, depth) => {
-      for (const n of children.get(parent) || []) {
+    const rank = (n) => { const r = states.indexOf(n.STATE); return r < 0 ? states.length : r; };
+    for (const list of children.values())
+      list.sort((a, b) => Number(a.SEARCH) - Number(b.SEARCH) || rank(a) - rank(b) || Number(a.ID) - Number(b.ID));
+    const build = (parentKey, container, depth) => {
+      for (const n of children.get(parentKey) || []) {
         const li = document.createElement('li');
         const label = document.createElement('span');
-        label.className = `shg-node shg-${(n.STATE || 'never').toLowerCase()}`;
-        const focus = [n.CODE, n.MACHINE, n.SYNCOBJECT].filter(Boolean).join(', ');
-        label.textContent = `${n.HYPOTHESIS} @ ${focus} — ${n.STATE}` + (n.VALUE ? ` (${n.VALUE} / ${n.THRESHOLD})` : '') + (n.ACTIVE === 'true' ? ' ●' : '');
-        label.title = `node ${n.ID}, since ${n.SINCE}`;
+        const state = states.includes(n.STATE) ? n.STATE : 'never';
+        label.className = `shg-node shg-${state}`;
+        label.dataset.state = state;
+        label.dataset.hypothesis = n.HYPOTHESIS;
+        label.dataset.node = key(n.SEARCH, n.ID);
+        label.textContent = `${n.HYPOTHESIS} @ <${n.CODE}, ${n.MACHINE}, ${n.SYNCOBJECT}> — ${n.STATE}`
+          + (n.VALUE ? ` (${formatNumber(n.VALUE)} / ${formatNumber(n.THRESHOLD)})` : '')
+          + (n.ACTIVE === 'true' ? ' ●' : '');
+        label.title = `search ${n.SEARCH}, node ${n.ID}` + (Number(n.SINCE) >= 0 ? `, true since ${n.SINCE} s` : '')
+          + (n.ACTIVE === 'true' ? ', active' : ', inactive');
         li.append(label);
-        if (depth < 64 && children.has(n.ID)) {
+        const childKey = key(n.SEARCH, n.ID);
+        if (depth < 64 && children.has(childKey)) {
           const ul = document.createElement('ul');
-          build(n.ID, ul, depth + 1);
+          build(childKey, ul, depth + 1);
           li.append(ul);
         }
         container.append(li);
@@ -67,6 +108,15 @@ export class Consultant {
     };
     build('', this.tree, 0);
   }
+}
+
+function key(search, id) {
+  return `${search}:${id}`;
+}
+
+function formatNumber(text) {
+  const x = Number(text);
+  return Number.isFinite(x) ? String(Number(x.toPrecision(3))) : text;
 }
 
 function readNode(element) {

@@ -57,6 +57,22 @@ export class Processes {
     return pid;
   }
 
+  // A workload of examples/pc/ (`pc_cpu [seconds]`, …): resolves with its pid once it printed
+  // its first line, `<name>: pid <pid>, running <s> s`.
+  async pcWorkload(binary, seconds) {
+    const child = spawn(binary, [String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.children.push(child);
+    return within(10000, `${binary} to start`, new Promise((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (d) => {
+        text += d;
+        const m = text.match(/: pid (\d+), running/);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`${binary} exited (${code})`)));
+    }));
+  }
+
   // `perfdm engine --http 127.0.0.1:0 ARGS…`; resolves with the dashboard's base URL.
   async engine(binary, args = []) {
     const child = spawn(binary, ['engine', '--http', '127.0.0.1:0', '--log', join(this.dir, 'engine.log'), ...args],
