@@ -51,6 +51,20 @@ bool has_true(const std::vector<json_node>& nodes, const std::string& hypothesis
   return false;
 }
 
+// No true node (of any hypothesis) at a function that does no I/O, no locking and no work of
+// the program's own: sleeping, reading the clock, the workload's run check.
+void check_no_true_node_at_idle_function(const std::vector<json_node>& nodes) {
+  static const char* const idle[] = {"clock_nanosleep",   "nanosleep",     "sleep_for",
+                                     "steady_clock::now", "clock_gettime", "running"};
+  for (auto& n : nodes) {
+    if (n.state != "true") continue;
+    for (auto* f : idle) {
+      INFO(n.hypothesis << " true at " << n.code);
+      CHECK(n.code.find(f) == std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("pc live: pc_cpu is CPUbound in tokenize on its main thread, never idle_housekeeping",
@@ -67,18 +81,25 @@ TEST_CASE("pc live: pc_cpu is CPUbound in tokenize on its main thread, never idl
   }
 }
 
-TEST_CASE("pc live: pc_tiny_writes blocks in I/O with too many small operations in write_log",
-          "[pc][pc-live]") {
+TEST_CASE(
+    "pc live: pc_tiny_writes blocks in I/O with too many small operations in write_log, "
+    "none at the clock it reads",
+    "[pc][pc-live]") {
   pc_test::workload_process w("pc_tiny_writes", {"40"});
   auto nodes = search(w.pid, 25);
   CHECK(has_true(nodes, "ExcessiveIOBlockingTime", "/Code/pc_tiny_writes/write_log"));
   CHECK(has_true(nodes, "TooManySmallIOOps", "/Code/pc_tiny_writes/write_log"));
+  check_no_true_node_at_idle_function(nodes);
 }
 
-TEST_CASE("pc live: pc_pipe blocks in read_records on its main thread", "[pc][pc-live]") {
+TEST_CASE(
+    "pc live: pc_pipe blocks in read_records on its main thread, no I/O charged to the "
+    "feeder's sleep",
+    "[pc][pc-live]") {
   pc_test::workload_process w("pc_pipe", {"40"});
   auto nodes = search(w.pid, 25);
   CHECK(has_true(nodes, "ExcessiveIOBlockingTime", "/Code/pc_pipe/read_records"));
+  check_no_true_node_at_idle_function(nodes);
 }
 
 TEST_CASE("pc live: pc_lock waits for its mutex in update_shared_table", "[pc][pc-live]") {
