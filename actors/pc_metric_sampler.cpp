@@ -30,7 +30,10 @@ void pc_metric_sampler::set_collecting(const std::vector<collecting_mi>& mis) {
   }
   bool had_io = needs_io();
   routes_ = std::move(routes);
-  if (!had_io) previous_io_.clear();  // readings from before are no baseline
+  if (!had_io) {  // readings from before are no baseline
+    previous_io_.clear();
+    uncharged_io_.clear();
+  }
 }
 
 bool pc_metric_sampler::needs_io() const {
@@ -45,8 +48,9 @@ void pc_metric_sampler::apply_io(std::vector<native::sampled_thread>& threads,
     return now >= before ? static_cast<double>(now - before) : 0.0;
   };
   std::map<int, native::thread_io> seen;
+  std::map<int, io_counts> uncharged;
   for (auto& t : threads) {
-    t.io_ops = t.io_bytes = 0;
+    t.io_ops = t.io_bytes = t.stack_io_ops = t.stack_io_bytes = 0;
     auto now = io.find(t.tid);
     if (now == io.end()) continue;
     if (auto before = previous_io_.find(t.tid); before != previous_io_.end()) {
@@ -56,8 +60,19 @@ void pc_metric_sampler::apply_io(std::vector<native::sampled_thread>& threads,
                    delta(now->second.wchar, before->second.wchar);
     }
     seen[t.tid] = now->second;
+    // Only a stack seen in I/O did the I/O: the counts wait for the thread's next one.
+    auto carried = uncharged_io_[t.tid];
+    carried.ops += t.io_ops;
+    carried.bytes += t.io_bytes;
+    if (t.in_io_call) {
+      t.stack_io_ops = carried.ops;
+      t.stack_io_bytes = carried.bytes;
+    } else {
+      uncharged[t.tid] = carried;
+    }
   }
   previous_io_ = std::move(seen);
+  uncharged_io_ = std::move(uncharged);
 }
 
 void pc_metric_sampler::add(const std::vector<native::sampled_thread>& threads, double covered,
@@ -67,7 +82,7 @@ void pc_metric_sampler::add(const std::vector<native::sampled_thread>& threads, 
     double amount = 0;
     for (auto& th : threads)
       if (native::focus_matches(r.focus, process_, th))
-        amount += native::thread_amount(r.metric, th, covered);
+        amount += native::thread_amount(r.metric, th, covered, !r.focus.code.empty());
     if (!r.open) {
       r.open = true;
       r.start = start;
@@ -107,6 +122,7 @@ std::vector<std::string> pc_metric_sampler::on_stack_sample(const native::stack_
     auto activity = native::classify_thread(th.state, th.frames, is_io);
     threads.push_back(native::describe_thread(
         th, activity, native::parse_thread_syscall(th.syscall), &sync_names_));
+    threads.back().in_io_call = native::seen_in_io_call(activity, th.frames, is_io);
     if (read_io)
       if (auto counters = native::read_thread_io(snapshot.pid, th.tid)) io[th.tid] = *counters;
   }

@@ -13,7 +13,9 @@
 //   nothing matching sends 0, not silence: a focus that is idle says so.
 // - io_ops and io_bytes need each thread's /proc io counters: the caller reads them when
 //   needs_io() (only then) and the sampler keeps the previous reading per thread (the first
-//   reading of a thread is its baseline; a counter that goes back gives 0).
+//   reading of a thread is its baseline; a counter that goes back gives 0). Foci naming a
+//   /Code resource get a thread's counts only at a stack seen in an I/O call; the sampler
+//   carries the counts of the thread's other samples forward to it (focus_attribution.hpp).
 #pragma once
 
 #include <map>
@@ -43,7 +45,8 @@ class pc_metric_sampler {
   bool needs_io() const;
 
   // Sets each thread's io_ops and io_bytes from its io counters now (`io`: by tid; a thread
-  // missing from it gets 0).
+  // missing from it gets 0), and its stack_io_ops and stack_io_bytes: when in_io_call, all
+  // its counts not charged to a stack yet, else 0 (they are carried forward).
   void apply_io(std::vector<native::sampled_thread>& threads,
                 const std::map<int, native::thread_io>& io);
 
@@ -79,6 +82,10 @@ class pc_metric_sampler {
   native::sampled_process process_;
   std::vector<route> routes_;
   std::map<int, native::thread_io> previous_io_;
+  struct io_counts {
+    double ops = 0, bytes = 0;
+  };
+  std::map<int, io_counts> uncharged_io_;  // per thread: counts no stack was charged with yet
   std::set<std::string> known_resources_;
   native::sync_object_namer sync_names_;
 };

@@ -89,12 +89,25 @@ pc_focus parse_pc_focus(const std::vector<std::string>& resources) {
   return f;
 }
 
+bool seen_in_io_call(thread_activity activity, const std::vector<stack_frame>& frames,
+                     const io_predicate& is_io) {
+  if (activity == thread_activity::ios) return true;
+  if (!is_io) return false;
+  return std::any_of(frames.begin(), frames.end(), [&](const stack_frame& frame) {
+    if (frame.function.empty()) return false;
+    auto slash = frame.module.rfind('/');
+    return is_io(slash == std::string::npos ? frame.module : frame.module.substr(slash + 1),
+                 plain_function_name(frame.function));
+  });
+}
+
 sampled_thread describe_thread(const thread_stack& thread, thread_activity activity,
                                const thread_syscall& syscall, sync_object_namer* namer) {
   sampled_thread t;
   t.tid = thread.tid;
   t.name = thread.name;
   t.activity = activity;
+  t.in_io_call = activity == thread_activity::ios;
   for (auto& frame : thread.frames) {
     std::pair<std::string, std::string> f{module_part(frame.module), function_part(frame.function)};
     if (std::find(t.functions.begin(), t.functions.end(), f) == t.functions.end())
@@ -131,7 +144,7 @@ bool focus_matches(const pc_focus& focus, const sampled_process& process,
   return true;
 }
 
-double thread_amount(pc_metric metric, const sampled_thread& thread, double covered) {
+double thread_amount(pc_metric metric, const sampled_thread& thread, double covered, bool at_code) {
   switch (metric) {
     case pc_metric::cpu:
       return thread.activity == thread_activity::runs ? covered : 0;
@@ -142,9 +155,9 @@ double thread_amount(pc_metric metric, const sampled_thread& thread, double cove
     case pc_metric::io_wait:
       return thread.activity == thread_activity::ios ? covered : 0;
     case pc_metric::io_ops:
-      return thread.io_ops;
+      return at_code ? thread.stack_io_ops : thread.io_ops;
     case pc_metric::io_bytes:
-      return thread.io_bytes;
+      return at_code ? thread.stack_io_bytes : thread.io_bytes;
     case pc_metric::active_threads:
       return 1;
   }

@@ -8,12 +8,17 @@
 //   io_wait         COUNTER s        `covered` for a thread that IOS
 //   io_ops          COUNTER ops      the thread's syscr+syscw since its previous sample
 //   io_bytes        COUNTER bytes    the thread's rchar+wchar since its previous sample
+//                                    (at a focus that names a /Code resource: see below)
 //   active_threads  SAMPLED threads  1 per thread (a level)
 // where `covered` is the time since the previous stack sample: with DyPer's exponentially
 // distributed delays, the sum over samples of `covered` × [thread in state] estimates the
-// time the thread spent in that state. I/O counts are exact per thread and interval, but
-// charged to the stack seen at the end of the interval (a thread's I/O calls between two
-// samples are taken to come from where it is at the second).
+// time the thread spent in that state. I/O counts are exact per thread and interval. At a
+// focus whose /Code part is the root they count when read (the thread's and the process's
+// totals are exact). At a focus naming a /Code resource they count only at a stack seen in
+// an I/O call (IOS, or an I/O function anywhere on the stack: seen_in_io_call): the counts
+// of samples that saw the thread elsewhere (asleep, computing) are carried forward to its
+// next stack seen in I/O, so I/O is never charged to a function that does none
+// (docs/NATIVE.md §8).
 //
 // A focus is one resource per hierarchy (docs/PROTOCOL.md FOCUS); a thread matches when it
 // matches every component:
@@ -85,11 +90,21 @@ struct sampled_thread {
   // The distinct (module, function) parts on its stack, innermost first.
   std::vector<std::pair<std::string, std::string>> functions;
   sync_object waits_on;             // kind "" unless it BLOCKS or WAITS
+  bool in_io_call = false;          // seen in an I/O call (seen_in_io_call)
   double io_ops = 0, io_bytes = 0;  // since its previous sample (set by the caller)
+  // What a focus naming a /Code resource gets: when in_io_call, the thread's counts not
+  // charged to a stack yet (carried from samples not in I/O), else 0 (set by the caller).
+  double stack_io_ops = 0, stack_io_bytes = 0;
 };
 
+// Whether a sampled thread is in an I/O call: IOS, or an I/O function (`is_io`, the
+// process's code classes) anywhere on its stack.
+bool seen_in_io_call(thread_activity activity, const std::vector<stack_frame>& frames,
+                     const io_predicate& is_io);
+
 // Describes a sampled thread: its functions and, when it BLOCKS or WAITS, the object
-// (`syscall`: its /proc/PID/task/TID/syscall read with its state).
+// (`syscall`: its /proc/PID/task/TID/syscall read with its state); in_io_call from IOS only
+// (the caller with the code classes uses seen_in_io_call).
 // `namer`, when given, names the object consistently across samples (sync_object.hpp).
 sampled_thread describe_thread(const thread_stack& thread, thread_activity activity,
                                const thread_syscall& syscall, sync_object_namer* namer = nullptr);
@@ -97,8 +112,9 @@ sampled_thread describe_thread(const thread_stack& thread, thread_activity activ
 bool focus_matches(const pc_focus& focus, const sampled_process& process,
                    const sampled_thread& thread);
 
-// What one thread adds to `metric` at a sample that covers `covered` seconds.
-double thread_amount(pc_metric metric, const sampled_thread& thread, double covered);
+// What one thread adds to `metric` at a sample that covers `covered` seconds, at a focus
+// that names a /Code resource (`at_code`) or not.
+double thread_amount(pc_metric metric, const sampled_thread& thread, double covered, bool at_code);
 
 // The resources a sample shows (its functions, the thread, what it waits on), for the data
 // manager to define as they are discovered.

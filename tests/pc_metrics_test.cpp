@@ -81,7 +81,8 @@ double amount_at(const std::string& focus_list, pc_metric metric,
   auto focus = parse_pc_focus(resources);
   double sum = 0;
   for (auto& t : threads)
-    if (focus_matches(focus, process, t)) sum += thread_amount(metric, t, covered);
+    if (focus_matches(focus, process, t))
+      sum += thread_amount(metric, t, covered, !focus.code.empty());
   return sum;
 }
 
@@ -419,4 +420,56 @@ TEST_CASE("CALLGRAPH reads and prints in canonical form, and replies of processe
   CHECK(merged.edges[0].samples == 3);
   CHECK(print_reply("DM", caf::make_message(merged)).find("<CALLGRAPH STACKS='4'>") !=
         std::string::npos);
+}
+
+TEST_CASE(
+    "pc_metric_sampler: I/O counts go only to stacks seen in an I/O call, carried forward "
+    "from samples that saw the thread asleep or computing",
+    "[pc-metrics]") {
+  // A feeder writes a record, then sleeps in clock_nanosleep; a sample almost always sees it
+  // asleep. Its writes happened in write (called from feed), never in clock_nanosleep or in
+  // steady_clock::now: those functions must get no io_ops, whatever the counters say.
+  pc_metric_sampler s(process);
+  s.set_collecting({{mi_handle{1}, "io_ops", {"/Code/libc.so.6/clock_nanosleep"}},
+                    {mi_handle{2}, "io_ops", {"/Code/pc_cpu/now"}},
+                    {mi_handle{3}, "io_ops", {"/Code/pc_cpu/feed"}},
+                    {mi_handle{4}, "io_bytes", {"/Code/pc_cpu/feed"}},
+                    {mi_handle{5}, "io_ops", {"/Code", "/Machine/h/pc_cpu{100}/feeder{101}"}},
+                    {mi_handle{6}, "io_ops", {"/"}}});
+  auto feed_frame = frame(app, "(anonymous namespace)::feed()", 20);
+  auto asleep = thread(101, "feeder", 'S',
+                       {frame(libc, "__GI___clock_nanosleep"), frame(libc, "__GI___nanosleep"),
+                        feed_frame, frame(libc, "start_thread")});
+  auto computing = thread(101, "feeder", 'R', {frame(app, "now()", 12), feed_frame});
+  auto writing = thread(101, "feeder", 'R', {frame(libc, "__GI___libc_write"), feed_frame});
+  REQUIRE_FALSE(asleep.in_io_call);
+  REQUIRE_FALSE(computing.in_io_call);
+  REQUIRE(writing.in_io_call);
+  std::map<std::uint64_t, double> total;
+  std::vector<sample> out;
+  auto step = [&](sampled_thread t, thread_io io, time_ns at) {
+    std::vector<sampled_thread> threads = {std::move(t)};
+    s.apply_io(threads, {{101, io}});
+    s.add(threads, 0.01, at);
+    s.flush(0, out, true);
+    for (auto& x : out) total[x.mi.id] += x.value;
+    out.clear();
+  };
+  step(asleep, thread_io{0, 10, 0, 640}, 1'000'000'000);     // the baseline
+  step(asleep, thread_io{0, 13, 0, 832}, 1'010'000'000);     // 3 writes while it slept
+  CHECK(total[6] == Approx(3));                              // the thread's total: at once
+  CHECK(total[5] == Approx(3));                              // /Code root: as the total
+  CHECK(total[3] == 0);                                      // carried, not charged yet
+  step(computing, thread_io{0, 15, 0, 960}, 1'020'000'000);  // 2 more
+  step(writing, thread_io{0, 16, 0, 1024}, 1'030'000'000);   // caught in write: 1 more
+  CHECK(total[1] == 0);                                      // never in clock_nanosleep
+  CHECK(total[2] == 0);                                      // nor in now()
+  CHECK(total[3] == Approx(6));                              // all of it, where it was done
+  CHECK(total[4] == Approx(384));
+  CHECK(total[5] == Approx(6));
+  CHECK(total[6] == Approx(6));
+  // Nothing is charged twice: a later sample in write gets only what came since.
+  step(writing, thread_io{0, 18, 0, 1152}, 1'040'000'000);
+  CHECK(total[3] == Approx(8));
+  CHECK(total[6] == Approx(8));
 }

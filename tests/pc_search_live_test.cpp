@@ -3,11 +3,14 @@
 // shortened sufficient time (2 s). The true leaves must name the right hypothesis, function
 // and thread within the stated time, and no true node may name an idle function.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "tests/live_engine_test_support.hpp"
 #include "tests/pc_workload_process.hpp"
 
 namespace {
@@ -51,6 +54,20 @@ bool has_true(const std::vector<json_node>& nodes, const std::string& hypothesis
   return false;
 }
 
+// No true node (of any hypothesis) at a function that does no I/O, no locking and no work of
+// the program's own: sleeping, reading the clock, the workload's run check.
+void check_no_true_node_at_idle_function(const std::vector<json_node>& nodes) {
+  static const char* const idle[] = {"clock_nanosleep",   "nanosleep",     "sleep_for",
+                                     "steady_clock::now", "clock_gettime", "running"};
+  for (auto& n : nodes) {
+    if (n.state != "true") continue;
+    for (auto* f : idle) {
+      INFO(n.hypothesis << " true at " << n.code);
+      CHECK(n.code.find(f) == std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("pc live: pc_cpu is CPUbound in tokenize on its main thread, never idle_housekeeping",
@@ -67,18 +84,25 @@ TEST_CASE("pc live: pc_cpu is CPUbound in tokenize on its main thread, never idl
   }
 }
 
-TEST_CASE("pc live: pc_tiny_writes blocks in I/O with too many small operations in write_log",
-          "[pc][pc-live]") {
+TEST_CASE(
+    "pc live: pc_tiny_writes blocks in I/O with too many small operations in write_log, "
+    "none at the clock it reads",
+    "[pc][pc-live]") {
   pc_test::workload_process w("pc_tiny_writes", {"40"});
   auto nodes = search(w.pid, 25);
   CHECK(has_true(nodes, "ExcessiveIOBlockingTime", "/Code/pc_tiny_writes/write_log"));
   CHECK(has_true(nodes, "TooManySmallIOOps", "/Code/pc_tiny_writes/write_log"));
+  check_no_true_node_at_idle_function(nodes);
 }
 
-TEST_CASE("pc live: pc_pipe blocks in read_records on its main thread", "[pc][pc-live]") {
+TEST_CASE(
+    "pc live: pc_pipe blocks in read_records on its main thread, no I/O charged to the "
+    "feeder's sleep",
+    "[pc][pc-live]") {
   pc_test::workload_process w("pc_pipe", {"40"});
   auto nodes = search(w.pid, 25);
   CHECK(has_true(nodes, "ExcessiveIOBlockingTime", "/Code/pc_pipe/read_records"));
+  check_no_true_node_at_idle_function(nodes);
 }
 
 TEST_CASE("pc live: pc_lock waits for its mutex in update_shared_table", "[pc][pc-live]") {
@@ -93,4 +117,93 @@ TEST_CASE("pc live: pc_lock waits for its mutex in update_shared_table", "[pc][p
     lock_named |= n.state == "true" && n.hypothesis == "ExcessiveSyncWaitingTime" &&
                   n.syncobject == "/SyncObject/Mutex/" + m[1].str();
   CHECK(lock_named);
+}
+
+namespace {
+
+// One node of the SHG reply, as read from its attributes.
+struct shg_row {
+  std::string search, hypothesis, code, syncobject, state, active;
+};
+
+std::string attribute(const std::string& element, const std::string& name) {
+  std::smatch m;
+  if (std::regex_search(element, m, std::regex(" " + name + "='([^']*)'"))) return m[1].str();
+  return "";
+}
+
+std::vector<shg_row> shg_rows(perfdm::test::live_engine& e) {
+  auto reply = e.reply("<DYPER PID='DM' COMMAND='SHG'/>");
+  static const std::regex node_re("<NODE [^>]*/>");
+  std::vector<shg_row> rows;
+  for (std::sregex_iterator i(reply.begin(), reply.end(), node_re), end; i != end; ++i) {
+    auto n = i->str();
+    rows.push_back({attribute(n, "SEARCH"), attribute(n, "HYPOTHESIS"), attribute(n, "CODE"),
+                    attribute(n, "SYNCOBJECT"), attribute(n, "STATE"), attribute(n, "ACTIVE")});
+  }
+  return rows;
+}
+
+// Polls the SHG until `found` holds for one of its nodes, for at most `seconds`.
+template <typename F>
+bool shg_eventually(perfdm::test::live_engine& e, double seconds, F&& found) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  do {
+    for (auto& n : shg_rows(e))
+      if (found(n)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  } while (std::chrono::steady_clock::now() < end);
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "pc live N8: a new phase ends the old phase's search, a search of the new phase "
+    "finds the new bottleneck (pc_phases)",
+    "[pc][pc-live][N8]") {
+  // Phase "cpu" for 9 s, then phase "lock" until the test ends it.
+  pc_test::workload_process w("pc_phases", {"40", "9"});
+  REQUIRE(w.line() == "pc_phases: phase cpu");
+  perfdm::test::live_engine e;
+  REQUIRE_THAT(e.reply("<DYPER PID='DM' COMMAND='WATCH'><PROCESS PID='" + std::to_string(w.pid) +
+                       "'/></DYPER>"),
+               Catch::Contains("WATCHED='true'"));
+  // A search of the current phase that follows the phases (FOLLOW): search 0 for the first
+  // phase, a new one for each phase after.
+  REQUIRE_THAT(e.reply("<DYPER PID='DM' COMMAND='SEARCH'><SEARCH PHASE='CURRENT' ACTION='START' "
+                       "FOLLOW='true' SUFFICIENT_TIME='1.5'/></DYPER>"),
+               Catch::Contains("STATE='running'"));
+  CHECK(shg_eventually(e, 9, [](const shg_row& n) {
+    return n.search == "0" && n.hypothesis == "CPUbound" && n.state == "true" &&
+           n.code == "/Code/pc_phases/crunch_numbers";
+  }));
+  // At the switch line a new perfdm phase starts.
+  std::smatch m;
+  auto switched = w.line();
+  REQUIRE(std::regex_search(switched, m, std::regex("phase lock mutex (0x[0-9a-f]+)")));
+  REQUIRE_THAT(e.reply("<DYPER PID='DM' COMMAND='PHASE'><PHASE NAME='lock'/></DYPER>"),
+               Catch::Contains("PHASE ID='1'"));
+  // N8: the old phase's search ended: every node of it inactive, its truth kept.
+  auto rows = shg_rows(e);
+  bool cpu_kept = false;
+  for (auto& n : rows) {
+    if (n.search != "0") continue;
+    INFO(n.hypothesis << " at " << n.code);
+    CHECK(n.active == "false");
+    cpu_kept |= n.hypothesis == "CPUbound" && n.state == "true" &&
+                n.code == "/Code/pc_phases/crunch_numbers";
+  }
+  CHECK(cpu_kept);
+  // The new phase's search finds the waiting at the printed mutex.
+  auto mutex = "/SyncObject/Mutex/" + m[1].str();
+  CHECK(shg_eventually(e, 14, [&](const shg_row& n) {
+    return n.search == "1" && n.hypothesis == "ExcessiveSyncWaitingTime" && n.state == "true" &&
+           n.syncobject == mutex;
+  }));
+  // And the old bottleneck is not true in it (the lockers compute while they hold the lock,
+  // so CPUbound may be true there, but not at crunch_numbers).
+  for (auto& n : shg_rows(e))
+    if (n.search == "1" && n.state == "true" && n.hypothesis == "CPUbound")
+      CHECK(n.code != "/Code/pc_phases/crunch_numbers");
 }
