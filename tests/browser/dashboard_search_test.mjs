@@ -8,7 +8,7 @@
 import puppeteer from 'puppeteer-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Processes, argument, within } from './engine.mjs';
+import { Processes, argument, openDashboard, within } from './engine.mjs';
 
 const perfdm = argument('--perfdm');
 const pcCpu = argument('--pc-cpu');
@@ -24,20 +24,9 @@ async function main() {
   const started = Date.now();
   const pid = await processes.pcWorkload(pcCpu, 40);
   const url = await processes.engine(perfdm, ['--pid', pid]);
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1400, height: 1300 });
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  page.on('requestfailed', (r) => consoleErrors.push(`request failed: ${r.url()}`));
-  page.setDefaultTimeout(30000);
-
-  await page.goto(url + '/');
-  await page.waitForSelector('body[data-ready="true"]');
+  const opened = await openDashboard(puppeteer, chromium, url, consoleErrors, 30000);
+  browser = opened.browser;
+  const page = opened.page;
   // The search needs pc_cpu's /Code functions: wait until the resource tree has them.
   await page.waitForFunction(() => /tokenize/.test(document.body.textContent));
 

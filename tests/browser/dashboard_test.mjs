@@ -7,7 +7,7 @@
 import puppeteer from 'puppeteer-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Processes, argument, within } from './engine.mjs';
+import { Processes, argument, openDashboard, within } from './engine.mjs';
 
 const perfdm = argument('--perfdm');
 const workloadBinary = argument('--workload');
@@ -23,20 +23,9 @@ async function main() {
   const pid = await processes.workload(workloadBinary, 60);
   // A small base width: buckets complete every 5 ms, and the global histogram folds after 5 s.
   const url = await processes.engine(perfdm, ['--base-width', '0.005', '--pid', pid]);
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1400, height: 1300 });
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  page.on('requestfailed', (r) => consoleErrors.push(`request failed: ${r.url()}`));
-  page.setDefaultTimeout(15000);
-
-  await page.goto(url + '/');
-  await page.waitForSelector('body[data-ready="true"]');
+  const opened = await openDashboard(puppeteer, chromium, url, consoleErrors, 15000);
+  browser = opened.browser;
+  const page = opened.page;
 
   // Attach the workload's frames from the page (it is watched already: --pid).
   await page.type('#process-pid', pid);

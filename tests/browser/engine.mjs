@@ -21,6 +21,26 @@ export function within(ms, what, promise) {
   ]);
 }
 
+// Debian's headless chromium on the dashboard at `url`, ready (the page set data-ready): every
+// console error, page error and failed request of the page is pushed to `consoleErrors`, which
+// the test checks at its end.
+export async function openDashboard(puppeteer, chromium, url, consoleErrors, timeoutMs) {
+  const browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 1300 });
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  page.on('requestfailed', (r) => consoleErrors.push(`request failed: ${r.url()}`));
+  page.setDefaultTimeout(timeoutMs);
+  await page.goto(url + '/');
+  await page.waitForSelector('body[data-ready="true"]');
+  return { browser, page };
+}
+
 // Resolves with the match of `pattern` in the child's standard error.
 function stderrMatch(child, pattern, what) {
   return new Promise((resolve, reject) => {
