@@ -85,20 +85,7 @@ class engine_process {
   std::uint16_t http_port() const { return http_port_; }
   std::string errors() const { return slurp(err_path_); }
 
-  int stop() {
-    if (pid_ <= 0) return status_;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    if (!eventually([&] { return waitpid(pid_, &status, WNOHANG) == pid_; })) {
-      ::kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      status_ = -1;
-    } else {
-      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    pid_ = -1;
-    return status_;
-  }
+  int stop() { return gateway_test::stop_child(pid_, status_); }
 
  private:
   pid_t pid_ = -1;

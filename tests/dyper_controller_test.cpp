@@ -165,20 +165,7 @@ class agent_engine {
     int status = 0;
     return pid_ > 0 && waitpid(pid_, &status, WNOHANG) == 0;
   }
-  int stop() {
-    if (pid_ <= 0) return status_;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    if (!eventually([&] { return waitpid(pid_, &status, WNOHANG) == pid_; })) {
-      ::kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      status_ = -1;
-    } else {
-      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    pid_ = -1;
-    return status_;
-  }
+  int stop() { return gateway_test::stop_child(pid_, status_); }
 
  private:
   pid_t pid_ = -1;

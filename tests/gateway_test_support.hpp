@@ -56,6 +56,24 @@ bool eventually(F&& condition, std::chrono::milliseconds limit = patience) {
 
 // `perfdm engine --listen 127.0.0.1:0` with standard input from /dev/null and standard error
 // to a file (the port is read from there). SIGTERM and a wait when it goes out of scope.
+// Stops the child `pid` (SIGTERM, then SIGKILL if it has not exited within `patience`) and
+// returns its exit status, -1 when it had to be killed; `pid` becomes -1. A child stopped
+// already (`pid` <= 0) returns `status` as it was.
+inline int stop_child(pid_t& pid, int& status) {
+  if (pid <= 0) return status;
+  ::kill(pid, SIGTERM);
+  int raw = 0;
+  if (!eventually([&] { return waitpid(pid, &raw, WNOHANG) == pid; })) {
+    ::kill(pid, SIGKILL);
+    waitpid(pid, &raw, 0);
+    status = -1;
+  } else {
+    status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  }
+  pid = -1;
+  return status;
+}
+
 class engine_process {
  public:
   explicit engine_process(const std::string& name) {
@@ -96,21 +114,7 @@ class engine_process {
   bool alive() const { return pid_ > 0 && ::kill(pid_, 0) == 0 && !exited_now(); }
 
   // SIGTERM, then the exit status (-1 when it had to be killed).
-  int stop() {
-    if (pid_ <= 0) return status_;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    bool done = eventually([&] { return waitpid(pid_, &status, WNOHANG) == pid_; });
-    if (!done) {
-      ::kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      status_ = -1;
-    } else {
-      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    pid_ = -1;
-    return status_;
-  }
+  int stop() { return stop_child(pid_, status_); }
 
  private:
   bool exited_now() const {
