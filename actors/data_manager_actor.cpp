@@ -15,7 +15,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
-#include "actors/component_aggregator.hpp"
+#include "dm/component_aggregator.hpp"
 #include "actors/internal_messages.hpp"
 #include "actors/metric_instance_actor.hpp"
 #include "actors/phase_manager_actor.hpp"

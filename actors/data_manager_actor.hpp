@@ -10,7 +10,7 @@
 #include "dm/histogram.hpp"
 #include "actors/native_source_actor.hpp"
 #include "actors/performance_stream_actor.hpp"
-#include "actors/request_recorder.hpp"
+#include "messages/request_recorder.hpp"
 
 namespace perfdm {
 

@@ -7,7 +7,7 @@
 #include <caf/stateful_actor.hpp>
 #include <memory>
 
-#include "actors/gateway_io.hpp"
+#include "gateway/gateway_io.hpp"
 #include "messages/dyper_framing.hpp"
 
 namespace perfdm {

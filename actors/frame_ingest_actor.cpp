@@ -7,7 +7,7 @@
 
 #include <caf/stateful_actor.hpp>
 
-#include "actors/frame_sampler.hpp"
+#include "sources/frame_sample_builder.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
@@ -26,7 +26,7 @@ namespace {
 
 struct frame_type {
   std::unique_ptr<shm::frame_reader> reader;
-  std::unique_ptr<frame_sampler> sampler;
+  std::unique_ptr<frame_sample_builder> sampler;
   std::string segment;
   bool name_removed = false;
 };
@@ -120,7 +120,7 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
     frame_type t;
     t.segment = f.segment;
     t.reader = std::make_unique<shm::frame_reader>(f.segment);
-    t.sampler = std::make_unique<frame_sampler>(t.reader->layout(),
+    t.sampler = std::make_unique<frame_sample_builder>(t.reader->layout(),
                                                 st.resource + "/" + f.struct_name);
     st.reader_clock = st.reader_clock || t.reader->uses_reader_clock();
     st.types.push_back(std::move(t));

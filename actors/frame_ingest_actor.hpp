@@ -1,6 +1,6 @@
 // One frame ingest actor per attached process: it reads the process's frame segments, turns
 // the fields that metric instances collect into samples per sampling interval (a
-// frame_sampler per frame type), and sends them to the data manager in one batch per poll.
+// frame_sample_builder per frame type), and sends them to the data manager in one batch per poll.
 // It registers as a data source, so the data manager tells it what is collecting and the
 // interval. It defines the process's resources (/Process/<name>{<pid>}/<struct>) and metrics
 // (<struct>.<field>), which the data manager announces to streams. It ends when the process

@@ -4,10 +4,10 @@
 
 #include <caf/stateful_actor.hpp>
 
-#include "actors/callgraph_report.hpp"
-#include "actors/pc_metric_sampler.hpp"
+#include "sources/callgraph_report.hpp"
+#include "sources/pc_sample_builder.hpp"
 #include "dm/histogram.hpp"
-#include "actors/proc_sampler.hpp"
+#include "sources/proc_sample_builder.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/record_messages.hpp"
@@ -41,8 +41,8 @@ struct native_source_state {
   native_options options;
   native_settings settings;
   std::shared_ptr<native::stack_sampler> sampler;
-  std::unique_ptr<proc_sampler> proc;
-  std::unique_ptr<pc_metric_sampler> pc;  // the Performance Consultant's metrics
+  std::unique_ptr<proc_sample_builder> proc;
+  std::unique_ptr<pc_sample_builder> pc;  // the Performance Consultant's metrics
   native::call_graph calls;
   native::cpu_profile profile;
   native::thread_state_table thread_states;
@@ -136,8 +136,8 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
   st.info = std::move(info);
   st.options = options;
   st.sampler = std::move(sampler);
-  st.proc = std::make_unique<proc_sampler>(st.info.resource);
-  st.pc = std::make_unique<pc_metric_sampler>(
+  st.proc = std::make_unique<proc_sample_builder>(st.info.resource);
+  st.pc = std::make_unique<pc_sample_builder>(
       native::sampled_process{native::host_part(), st.info.name, st.info.pid});
   st.profile = native::cpu_profile(options.detail);
   st.delay = std::make_unique<native::sampling_delay>(options.delay);
@@ -191,7 +191,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       auto rp = self->make_response_promise<ok_reply>();
       auto& s = self->state;
       auto pc_resources = s.pc->initial_resources();
-      auto left = std::make_shared<std::size_t>(1 + proc_sampler::metric_count +
+      auto left = std::make_shared<std::size_t>(1 + proc_sample_builder::metric_count +
                                                 native::pc_metric_count + pc_resources.size());
       auto failed = std::make_shared<bool>(false);
       auto done = [=]() mutable {
@@ -214,7 +214,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       };
       self->request(s.dm, std::chrono::seconds(30), define_resource{s.info.resource})
           .then([=](resource_info&) mutable { done(); }, refused);
-      for (auto& m : proc_sampler::metrics())
+      for (auto& m : proc_sample_builder::metrics())
         self->request(s.dm, std::chrono::seconds(30), define_metric{m.name, m.style, m.units})
             .then([=](metric_info&) mutable { done(); }, refused);
       for (auto& m : native::pc_metric_definitions())

@@ -1,6 +1,6 @@
 // One native source actor per watched process (WATCH): a data source of the data manager, like
 // a frame ingest actor, for any native program, with no instrumentation. It reads /proc for
-// the proc.* metrics that are collecting (actors/proc_sampler.hpp), once per sampling
+// the proc.* metrics that are collecting (sources/proc_sample_builder.hpp), once per sampling
 // interval and only what is enabled, and samples every thread's stack (native/stack_sampler)
 // at DyPer's exponentially distributed delays, within an overhead budget, into the CPU
 // profile (native/cpu_profile) and the thread states (native/thread_states). It answers
@@ -16,7 +16,7 @@
 #include <caf/actor.hpp>
 #include <caf/event_based_actor.hpp>
 
-#include "actors/native_settings.hpp"
+#include "dyper/native_settings.hpp"
 #include "messages/callgraph_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"

@@ -7,7 +7,9 @@
 #include <memory>
 #include <optional>
 
-#include "actors/callgraph_report.hpp"
+#include "sources/callgraph_report.hpp"
+#include "actors/process_registry_details.hpp"
+#include "actors/process_registry_reports.hpp"
 #include "actors/process_registry_state.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"

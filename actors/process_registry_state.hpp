@@ -1,7 +1,7 @@
 // The process registry's state (actors/process_registry_actor.cpp): every process observed
 // (ATTACH, WATCH) with its DyPer settings, and the helpers its command follow-ups share
-// (actors/process_reports.cpp: REPORT and the periodic reports; actors/process_details.cpp:
-// SETDETAIL).
+// (actors/process_registry_reports.hpp: REPORT and the periodic reports;
+// actors/process_registry_details.hpp: SETDETAIL).
 #pragma once
 
 #include <caf/atom.hpp>
@@ -73,19 +73,5 @@ using registry_actor = caf::stateful_actor<registry_state>*;
 // (report_tick_atom, pid, generation): a periodic report of `pid` is due, unless SET
 // REPORTTIME restarted them since (another generation).
 using report_tick_atom = caf::atom_constant<caf::atom("rpttick")>;
-
-// REPORT: DyPer's <MONITOR> for the process (actors/process_reports.cpp).
-caf::result<caf::message> report_command(registry_actor self, caf::actor dm,
-                                         const process_command& c);
-// The next periodic report of `pid` in REPORTTIME ms, unless one is due already. `restart`:
-// the one due is forgotten (REPORTTIME changed: the new period counts from now).
-void schedule_report(registry_actor self, std::int32_t pid, bool restart = false);
-// A periodic report fell due (report_tick_atom).
-void periodic_report(registry_actor self, caf::actor dm, std::int32_t pid,
-                     std::uint64_t generation);
-
-// SETDETAIL (actors/process_details.cpp).
-caf::result<caf::message> setdetail_command(registry_actor self, caf::actor dm,
-                                            const process_command& c);
 
 }  // namespace perfdm

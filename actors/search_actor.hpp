@@ -19,13 +19,13 @@ struct search_init {
   phase_handle phase;
   double phase_start = 0;
 };
+PERFDM_INSPECT(search_init, x.stream, x.phase, x.phase_start)
 
 // search actor -> data manager: a node changed; every open stream gets an SHGNODE event.
 struct shg_broadcast {
   shg_node_info node;
 };
 
-PERFDM_INSPECT(search_init, x.stream, x.phase, x.phase_start)
 PERFDM_INSPECT(shg_broadcast, x.node)
 
 // Spawned (linked) by the data manager on the first SEARCH.

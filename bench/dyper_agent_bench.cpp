@@ -1,4 +1,4 @@
-// Benchmarks of perfdm as DyPer's agent (engine --controller, actors/dyper_controller_dialer.cpp),
+// Benchmarks of perfdm as DyPer's agent (engine --controller, actors/dyper_controller_dialer_actor.cpp),
 // one engine in this process observing a program of 8 threads (a grandchild, WATCHed):
 // - PING round trips through the connection the engine dialed to a DyPer controller (this
 //   bench listens as DymonDyperServer does), side by side, in the same run, with the same PING
@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "actors/data_manager_actor.hpp"
-#include "actors/dyper_controller_dialer.hpp"
+#include "actors/dyper_controller_dialer_actor.hpp"
 #include "actors/dyper_gateway_actor.hpp"
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "messages/dyper_framing.hpp"
 
 using namespace perfdm;

@@ -15,7 +15,7 @@
 
 #include "actors/data_manager_actor.hpp"
 #include "dm/metric_instance_state.hpp"
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/type_registry.hpp"

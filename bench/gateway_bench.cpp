@@ -29,7 +29,7 @@
 
 #include "actors/data_manager_actor.hpp"
 #include "actors/dyper_gateway_actor.hpp"
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/dyper_framing.hpp"
 #include "messages/type_registry.hpp"

@@ -15,7 +15,7 @@
 
 #include <unistd.h>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "frames_bench_frames.h"
 
 namespace {

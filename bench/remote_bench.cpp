@@ -44,7 +44,7 @@ struct bench_config : caf::actor_system_config {
     register_message_types(*this);
     load<caf::io::middleman>();
     set("logger.console", caf::atom("none"));
-    // As a live session sets it (cli/session.cpp): an idle worker wakes within 1 ms.
+    // As a live session sets it (cli/xml_session.cpp): an idle worker wakes within 1 ms.
     set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
   }
 };

@@ -9,10 +9,10 @@
 #include <chrono>
 #include <filesystem>
 
-#include "cli/dm_log_module.hpp"
-#include "cli/frames_log_module.hpp"
-#include "cli/native_log_module.hpp"
-#include "cli/pc_log_module.hpp"
+#include "log/modules/dm_log_module.hpp"
+#include "log/modules/frames_log_module.hpp"
+#include "log/modules/native_log_module.hpp"
+#include "log/modules/pc_log_module.hpp"
 #include "log/log_core.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"

@@ -1,6 +1,6 @@
 // Writing the session's self-describing log (docs/LOG-FORMAT.md) by reading the data manager
 // through its ordinary requests. One piece for every front end: `perfdm replay`/`engine`
-// (cli/session.cpp) call write_dm_log() directly; the TCP gateway sends LOG to the actor
+// (cli/xml_session.cpp) call write_dm_log() directly; the TCP gateway sends LOG to the actor
 // of spawn_dm_log_writer(), because writing a large log blocks.
 #pragma once
 

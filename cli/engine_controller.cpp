@@ -2,7 +2,7 @@
 
 #include <caf/send.hpp>
 
-#include "actors/dyper_controller_dialer.hpp"
+#include "actors/dyper_controller_dialer_actor.hpp"
 #include "cli/dm_log_writer.hpp"
 #include "cli/host_port.hpp"
 

@@ -1,13 +1,13 @@
 // `perfdm engine --controller HOST:PORT`: perfdm as DyPer's agent, dialing the socket server
 // of DyPer's controller for every process the engine observes
-// (actors/dyper_controller_dialer.hpp).
+// (actors/dyper_controller_dialer_actor.hpp).
 #pragma once
 
 #include <caf/actor.hpp>
 #include <ostream>
 #include <string>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 
 namespace perfdm {
 

@@ -12,7 +12,7 @@
 #include <ostream>
 #include <string>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "http/http_server.hpp"
 
 namespace perfdm {

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 
 namespace perfdm {
 

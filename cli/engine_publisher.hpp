@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cli/remote_options.hpp"
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "messages/remote_interface.hpp"
 
 namespace perfdm {

@@ -14,22 +14,22 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/daemon_command.hpp"
-#include "cli/dm_log_module.hpp"
-#include "cli/frames_log_module.hpp"
-#include "cli/native_log_module.hpp"
-#include "cli/pc_log_module.hpp"
+#include "log/modules/dm_log_module.hpp"
+#include "log/modules/frames_log_module.hpp"
+#include "log/modules/native_log_module.hpp"
+#include "log/modules/pc_log_module.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/engine_controller.hpp"
 #include "cli/engine_listener.hpp"
 #include "cli/engine_http.hpp"
 #include "cli/client_command.hpp"
 #include "cli/engine_publisher.hpp"
-#include "cli/readable.hpp"
+#include "cli/readable_lines.hpp"
 #include "cli/send_command.hpp"
 #include "cli/search_command.hpp"
 #include "log/log_command.hpp"
 #include "trace/log_trace.hpp"
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "cli/installed_files.hpp"
 
 namespace {

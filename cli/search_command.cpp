@@ -10,7 +10,7 @@
 #include <map>
 #include <thread>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "cli/shg_print.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/search_messages.hpp"

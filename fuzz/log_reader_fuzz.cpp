@@ -75,7 +75,7 @@ class memory_file {
 };
 
 // The printers of the seed logs' modules (fuzz/make_log_corpus.cpp): "dm" as `perfdm log`
-// registers it (cli/dm_log_module.cpp), and three more counters modules. Id 99 stays unknown.
+// registers it (log/modules/dm_log_module.cpp), and three more counters modules. Id 99 stays unknown.
 const log_printer_registry& registry() {
   static const log_printer_registry r = [] {
     log_printer_registry x;

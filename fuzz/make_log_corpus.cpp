@@ -40,7 +40,7 @@ void fill_job(job_record& j, const std::string& name) {
   j.pids = {4242, 4243};
 }
 
-// A few Data Manager records, as cli/dm_log_module.cpp writes them.
+// A few Data Manager records, as log/modules/dm_log_module.cpp writes them.
 void add_dm_records(log_core& core, std::uint32_t module_id, int histograms) {
   auto rec = [&](const std::string& name, std::vector<log_counter> counters) {
     core.add_counters(module_id, core.lookup_id(name), counters);

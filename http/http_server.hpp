@@ -1,7 +1,7 @@
 // perfdm engine --http: the dashboard's server (docs/DASHBOARD.md). Boost.Beast on an I/O
 // thread of its own serves the page's static files, the charting library, GET /metrics
 // (Prometheus) and WebSockets at /ws that carry the XML command language, one message per
-// frame, through the same connection actors as the TCP gateway (actors/gateway_connection.hpp).
+// frame, through the same connection actors as the TCP gateway (actors/gateway_connection_actor.hpp).
 #pragma once
 
 #include <caf/actor.hpp>
@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "actors/gateway_connection.hpp"
+#include "actors/gateway_connection_actor.hpp"
 #include "http/static_files.hpp"
 
 namespace perfdm {

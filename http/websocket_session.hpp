@@ -1,5 +1,5 @@
 // One WebSocket of the dashboard server (/ws): the transport of a gateway connection
-// (actors/gateway_connection.hpp) whose messages are WebSocket text frames, one request, reply
+// (actors/gateway_connection_actor.hpp) whose messages are WebSocket text frames, one request, reply
 // or stream event per frame, with the TCP gateway's flow control: above the pause threshold
 // of unsent output the socket is not read; above the maximum the connection is closed with
 // 1008 (policy) "too much output unread"; a message over the size limit closes it with 1009.

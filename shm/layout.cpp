@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "shm/names.hpp"
+#include "shm/name_rules.hpp"
 #include "shm/shm_error.hpp"
 
 namespace perfdm::shm {

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "shm/names.hpp"
+#include "shm/name_rules.hpp"
 #include "shm/schema_tokenizer.hpp"
 #include "shm/shm_error.hpp"
 

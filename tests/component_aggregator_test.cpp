@@ -1,6 +1,6 @@
 // Paradyn's component aggregation on the plain aggregator: aligned and misaligned components,
 // samples straddling the aggregated time, removal, late joins, and that nothing is lost.
-#include "actors/component_aggregator.hpp"
+#include "dm/component_aggregator.hpp"
 
 #include <catch2/catch.hpp>
 #include <random>

@@ -17,7 +17,7 @@
 #include <set>
 #include <sstream>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 
 using namespace perfdm;
 

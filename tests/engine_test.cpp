@@ -14,7 +14,7 @@
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "messages/dm_messages.hpp"
 
 using namespace perfdm;

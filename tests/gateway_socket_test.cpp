@@ -1,8 +1,8 @@
-// The gateway's socket (actors/gateway_socket.hpp) on a real TCP connection over loopback:
+// The gateway's socket (gateway/gateway_socket.hpp) on a real TCP connection over loopback:
 // what the socket does not take is kept and sent later in order, reading pauses above the
 // limit and resumes at a quarter of it, and the epoll set sees exactly the interest the
 // socket wants.
-#include "actors/gateway_socket.hpp"
+#include "gateway/gateway_socket.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

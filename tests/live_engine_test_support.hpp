@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 
 namespace perfdm::test {
 

@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/dm_log_module.hpp"
-#include "cli/frames_log_module.hpp"
-#include "cli/session.hpp"
+#include "log/modules/dm_log_module.hpp"
+#include "log/modules/frames_log_module.hpp"
+#include "cli/xml_session.hpp"
 #include "log/log_print.hpp"
 #include "log/log_reader.hpp"
 

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "tests/live_engine_test_support.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/xml_codec.hpp"

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "cli/native_log_module.hpp"
+#include "log/modules/native_log_module.hpp"
 #include "log/log_print.hpp"
 #include "log/log_reader.hpp"
 #include "tests/log_test_files.hpp"

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "cli/native_log_module.hpp"
+#include "log/modules/native_log_module.hpp"
 #include "log/log_print.hpp"
 #include "native_test_process.hpp"
 #include "tests/live_engine_test_support.hpp"

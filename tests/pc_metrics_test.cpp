@@ -3,8 +3,8 @@
 // thread waits on, the sampled call graph, and the sampler that turns samples into DM samples.
 #include <catch2/catch.hpp>
 
-#include "actors/callgraph_report.hpp"
-#include "actors/pc_metric_sampler.hpp"
+#include "sources/callgraph_report.hpp"
+#include "sources/pc_sample_builder.hpp"
 #include "messages/callgraph_messages.hpp"
 #include "messages/xml_codec.hpp"
 #include "native/call_graph.hpp"
@@ -328,9 +328,9 @@ TEST_CASE("the sampled call graph: entries and caller-callee edges with stack co
   CHECK(merged == 4);
 }
 
-TEST_CASE("pc_metric_sampler: samples per collecting MI, spanning the sampling interval",
+TEST_CASE("pc_sample_builder: samples per collecting MI, spanning the sampling interval",
           "[pc-metrics]") {
-  pc_metric_sampler s(process);
+  pc_sample_builder s(process);
   std::vector<collecting_mi> mis = {
       {mi_handle{1}, "cpu", {"/Code/pc_cpu/tokenize"}},
       {mi_handle{2}, "cpu", {"/Code/pc_cpu/idle_housekeeping"}},
@@ -423,13 +423,13 @@ TEST_CASE("CALLGRAPH reads and prints in canonical form, and replies of processe
 }
 
 TEST_CASE(
-    "pc_metric_sampler: I/O counts go only to stacks seen in an I/O call, carried forward "
+    "pc_sample_builder: I/O counts go only to stacks seen in an I/O call, carried forward "
     "from samples that saw the thread asleep or computing",
     "[pc-metrics]") {
   // A feeder writes a record, then sleeps in clock_nanosleep; a sample almost always sees it
   // asleep. Its writes happened in write (called from feed), never in clock_nanosleep or in
   // steady_clock::now: those functions must get no io_ops, whatever the counters say.
-  pc_metric_sampler s(process);
+  pc_sample_builder s(process);
   s.set_collecting({{mi_handle{1}, "io_ops", {"/Code/libc.so.6/clock_nanosleep"}},
                     {mi_handle{2}, "io_ops", {"/Code/pc_cpu/now"}},
                     {mi_handle{3}, "io_ops", {"/Code/pc_cpu/feed"}},

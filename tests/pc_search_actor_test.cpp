@@ -11,8 +11,8 @@
 #include <regex>
 #include <sstream>
 
-#include "cli/pc_log_module.hpp"
-#include "cli/session.hpp"
+#include "log/modules/pc_log_module.hpp"
+#include "cli/xml_session.hpp"
 #include "log/log_command.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/search_messages.hpp"

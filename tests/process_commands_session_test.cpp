@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "dyper/process_commands.hpp"
-#include "cli/session.hpp"
+#include "cli/xml_session.hpp"
 #include "tests/live_engine_test_support.hpp"
 
 using namespace perfdm;

@@ -1,0 +1,96 @@
+#include "log/modules/native_log_module.hpp"
+
+#include <map>
+
+#include "log/log_counters_record.hpp"
+
+namespace perfdm {
+
+namespace {
+
+std::int64_t count(std::uint64_t x) {
+  return static_cast<std::int64_t>(x);
+}
+
+// The function item a line item (module@function@line) belongs to; the item itself otherwise.
+std::string function_of(const profile_entry& item, const std::string& current_function) {
+  if (!current_function.empty() && item.name.size() > current_function.size() &&
+      item.name.compare(0, current_function.size() + 1, current_function + "@") == 0)
+    return current_function;
+  return item.name;
+}
+
+}  // namespace
+
+void add_native_module(log_core& core, const std::vector<native_log_process>& processes,
+                       std::size_t requested_bytes) {
+  core.register_module(native_log_module_name, native_log_module_id, native_log_module_version,
+                       requested_bytes);
+  log_counters_reduction how;
+  for (auto* name : {"pid", "tid", "last", "checktime", "ended", "detailed", "type.NORMAL",
+                     "type.SYSTEM", "type.IO", "type.SYSTEM_IO"})
+    how.set(name, log_reduce_op::max);
+  core.set_counters_reduction(native_log_module_id, how);
+
+  struct across {
+    std::uint64_t total = 0, base = 0;
+    std::string type;
+  };
+  std::map<std::string, across> functions;  // over every process: function items only
+  for (auto& p : processes) {
+    auto& r = p.profile;
+    log_counters_record(core, native_log_module_id, "native " + p.resource)
+        .integer("pid", r.pid)
+        .integer("samples", count(r.samples))
+        .integer("stacks", count(r.stacks))
+        .integer("active", count(r.active))
+        .integer("detailed", count(r.detailed))
+        .real("montime", r.montime)
+        .real("cost", r.cost)
+        .real("last", r.last)
+        .real("checktime", r.checktime)
+        .integer("ended", r.ended ? 1 : 0)
+        .add();
+    std::string function;
+    for (auto& i : r.items) {
+      function = function_of(i, function);
+      bool line = function != i.name;
+      auto type = i.type.empty() ? std::string("NORMAL") : i.type;
+      log_counters_record(core, native_log_module_id,
+                          "profile " + p.resource + " " + i.name + (line ? " " + i.file : ""))
+          .integer("total", count(i.total))
+          .integer("base", count(i.base))
+          .integer("type." + type, 1)
+          .add();
+      if (line) continue;
+      auto& a = functions[i.name];
+      a.total += i.total;
+      a.base += i.base;
+      a.type = type;
+    }
+    for (auto& t : r.threads)
+      log_counters_record(core, native_log_module_id,
+                          "threads " + p.resource + "/" + std::to_string(t.tid) + " " + t.name)
+          .integer("tid", t.tid)
+          .integer("samples", count(t.samples))
+          .integer("blocks", count(t.blocks))
+          .integer("runs", count(t.runs))
+          .integer("waits", count(t.waits))
+          .integer("ios", count(t.ios))
+          .integer("sleeps", count(t.sleeps))
+          .add();
+  }
+  for (auto& [name, a] : functions)
+    log_counters_record(core, native_log_module_id, "profile " + name)
+        .integer("total", count(a.total))
+        .integer("base", count(a.base))
+        .integer("type." + a.type, 1)
+        .add();
+}
+
+void register_native_log_printer() {
+  default_log_printers().add(native_log_module_id, native_log_module_name,
+                             native_log_module_version, print_log_counters);
+}
+
+}  // namespace perfdm

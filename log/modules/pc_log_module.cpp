@@ -1,0 +1,51 @@
+#include "log/modules/pc_log_module.hpp"
+
+#include "log/log_counters_record.hpp"
+
+namespace perfdm {
+
+namespace {
+
+std::int64_t state_number(const std::string& s) {
+  if (s == "unknown") return 1;
+  if (s == "true") return 2;
+  if (s == "false") return 3;
+  return 0;  // never
+}
+
+}  // namespace
+
+std::string pc_log_record_name(const shg_node_info& n) {
+  return "shg " + std::to_string(n.search) + "/" + std::to_string(n.id) + " " + n.hypothesis +
+         " <" + n.code + ", " + n.machine + ", " + n.syncobject + "> " + n.state;
+}
+
+void add_pc_module(log_core& core, const std::vector<shg_node_info>& nodes,
+                   std::size_t requested_bytes) {
+  core.register_module(pc_log_module_name, pc_log_module_id, pc_log_module_version,
+                       requested_bytes);
+  // Logs of several engines merged: a node is the same node only in the same session, so
+  // every counter keeps the larger value rather than a meaningless sum.
+  log_counters_reduction how;
+  for (auto* name : {"search", "id", "parent", "state", "active", "value", "threshold", "since"})
+    how.set(name, log_reduce_op::max);
+  core.set_counters_reduction(pc_log_module_id, how);
+  for (auto& n : nodes)
+    log_counters_record(core, pc_log_module_id, pc_log_record_name(n))
+        .integer("search", static_cast<std::int64_t>(n.search))
+        .integer("id", static_cast<std::int64_t>(n.id))
+        .integer("parent", n.has_parent ? static_cast<std::int64_t>(n.parent) : -1)
+        .integer("state", state_number(n.state))
+        .integer("active", n.active ? 1 : 0)
+        .real("value", n.value)
+        .real("threshold", n.threshold)
+        .real("since", n.since)
+        .add();
+}
+
+void register_pc_log_printer() {
+  default_log_printers().add(pc_log_module_id, pc_log_module_name, pc_log_module_version,
+                             print_log_counters);
+}
+
+}  // namespace perfdm
