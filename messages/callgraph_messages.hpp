@@ -14,15 +14,18 @@ namespace perfdm {
 struct callgraph_request {
   std::int32_t pid = 0;
 };
+PERFDM_INSPECT(callgraph_request, x.pid)
 
 struct callgraph_entry {
   std::string name;           // /Code/<module>/<function>
   std::uint64_t samples = 0;  // stacks it was the entry of
 };
+PERFDM_INSPECT(callgraph_entry, x.name, x.samples)
 struct callgraph_edge {
   std::string caller, callee;  // /Code/<module>/<function>
   std::uint64_t samples = 0;   // stacks that held the call
 };
+PERFDM_INSPECT(callgraph_edge, x.caller, x.callee, x.samples)
 // `<CALLGRAPH [PID] STACKS><ENTRY NAME SAMPLES/>…<EDGE CALLER CALLEE SAMPLES/>…</CALLGRAPH>`.
 struct callgraph_report {
   std::int32_t pid = 0;  // 0: every watched process
@@ -32,9 +35,6 @@ struct callgraph_report {
   std::vector<callgraph_edge> edges;
 };
 
-PERFDM_INSPECT(callgraph_request, x.pid)
-PERFDM_INSPECT(callgraph_entry, x.name, x.samples)
-PERFDM_INSPECT(callgraph_edge, x.caller, x.callee, x.samples)
 PERFDM_INSPECT(callgraph_report, x.pid, x.stacks, x.ended, x.entries, x.edges)
 
 }  // namespace perfdm

@@ -19,8 +19,8 @@ struct engine_counters {
   std::uint64_t samples = 0;
   std::uint64_t samples_dropped = 0;
 };
+PERFDM_INSPECT(engine_counters, x.samples, x.samples_dropped)
 
 PERFDM_INSPECT_EMPTY(engine_counters_query)
-PERFDM_INSPECT(engine_counters, x.samples, x.samples_dropped)
 
 }  // namespace perfdm

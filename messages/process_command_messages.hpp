@@ -19,6 +19,7 @@ struct process_command {
   std::string command;   // upper case
   std::string argument;  // the envelope's content as XML text; "" when empty
 };
+PERFDM_INSPECT(process_command, x.pid, x.dypatch, x.command, x.argument)
 
 // The answer: `<DYPER_REPLY ID='pid'>body</DYPER_REPLY>` (DYPATCH_REPLY for DYPATCH). A
 // failed DYPATCH request comes back as this with `error` set (a failed DYPER request comes
@@ -28,6 +29,7 @@ struct process_command_reply {
   std::string error;  // the error code name, e.g. "BAD_ARGUMENT"; "" on success
   std::string body;   // XML, or the reason when `error` is set
 };
+PERFDM_INSPECT(process_command_reply, x.dypatch, x.error, x.body)
 
 // A gateway connection asks for DyPer's unsolicited process messages: `<DYPER START='pid'/>`
 // when a process is attached, `<DYPER END='pid'/>` when it is detached or exits, and the
@@ -35,6 +37,7 @@ struct process_command_reply {
 struct process_announcements {
   caf::actor subscriber;
 };
+PERFDM_INSPECT(process_announcements, x.subscriber)
 struct process_announcement {
   enum kind_t : std::uint8_t { start, end, report };
   std::string xml;  // the message as the gateway's clients get it
@@ -46,9 +49,6 @@ struct process_announcement {
   std::string body;          // REPORT: the <MONITOR> element
 };
 
-PERFDM_INSPECT(process_announcements, x.subscriber)
 PERFDM_INSPECT(process_announcement, x.xml, x.pid, x.kind, x.time_ms, x.body)
-PERFDM_INSPECT(process_command, x.pid, x.dypatch, x.command, x.argument)
-PERFDM_INSPECT(process_command_reply, x.dypatch, x.error, x.body)
 
 }  // namespace perfdm

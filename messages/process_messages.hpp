@@ -21,10 +21,12 @@ struct attach_request {
   std::uint32_t lanes = 0;
   std::uint32_t capacity = 0;  // frames per lane, a power of two
 };
+PERFDM_INSPECT(attach_request, x.pid, x.schema, x.force, x.lanes, x.capacity)
 // DETACH: the process stops writing frames; what it wrote until then is ingested.
 struct detach_request {
   std::int32_t pid = 0;
 };
+PERFDM_INSPECT(detach_request, x.pid)
 struct list_processes {};
 
 struct process_info {
@@ -36,13 +38,18 @@ struct process_info {
   bool active = true;               // false once the process exited, or was detached and unwatched
   bool watched = false;             // the native modules observe it (WATCH)
 };
+PERFDM_INSPECT(process_info, x.pid, x.name, x.executable, x.resource, x.frames, x.active,
+               x.watched)
+PERFDM_INSPECT_EMPTY(list_processes)
 struct process_list {
   std::vector<process_info> processes;
 };
+PERFDM_INSPECT(process_list, x.processes)
 // WHO's reply: the same processes, printed the way DyPer answered WHO.
 struct who_reply {
   std::vector<process_info> processes;
 };
+PERFDM_INSPECT(who_reply, x.processes)
 
 // The summary of one numeric field over every frame read.
 struct field_summary {
@@ -50,6 +57,7 @@ struct field_summary {
   std::uint64_t count = 0;
   double min = 0, max = 0, sum = 0;
 };
+PERFDM_INSPECT(field_summary, x.name, x.count, x.min, x.max, x.sum)
 
 // One frame type of one process, as read so far.
 struct frame_type_stats {
@@ -63,22 +71,14 @@ struct frame_type_stats {
   std::uint64_t no_lane_drops = 0;  // dropped by the writer: more threads than lanes
   std::vector<field_summary> fields;
 };
+PERFDM_INSPECT(frame_type_stats, x.pid, x.process, x.frame_type, x.frames, x.lost, x.torn,
+               x.late, x.no_lane_drops, x.fields)
 struct frames_stats_query {};
 struct frames_stats {
   std::vector<frame_type_stats> frame_types;
 };
-
-PERFDM_INSPECT(attach_request, x.pid, x.schema, x.force, x.lanes, x.capacity)
-PERFDM_INSPECT(detach_request, x.pid)
-PERFDM_INSPECT_EMPTY(list_processes)
-PERFDM_INSPECT(process_info, x.pid, x.name, x.executable, x.resource, x.frames, x.active,
-               x.watched)
-PERFDM_INSPECT(process_list, x.processes)
-PERFDM_INSPECT(who_reply, x.processes)
-PERFDM_INSPECT(field_summary, x.name, x.count, x.min, x.max, x.sum)
-PERFDM_INSPECT(frame_type_stats, x.pid, x.process, x.frame_type, x.frames, x.lost, x.torn,
-               x.late, x.no_lane_drops, x.fields)
-PERFDM_INSPECT_EMPTY(frames_stats_query)
 PERFDM_INSPECT(frames_stats, x.frame_types)
+
+PERFDM_INSPECT_EMPTY(frames_stats_query)
 
 }  // namespace perfdm

@@ -16,6 +16,7 @@ struct record_origin {
   std::string label;
   bool replayable = true;
 };
+PERFDM_INSPECT(record_origin, x.label, x.replayable)
 
 // A request the sender answered without the data manager, recorded in its place in the
 // sender's order: one refused before it could be read (replayable: the same text gives the
@@ -25,7 +26,6 @@ struct record_unsent {
   bool replayable = true;
 };
 
-PERFDM_INSPECT(record_origin, x.label, x.replayable)
 PERFDM_INSPECT(record_unsent, x.text, x.replayable)
 
 }  // namespace perfdm

@@ -24,6 +24,7 @@ struct search_request {
   std::map<std::string, double> tunables;
   bool follow = false;  // START CURRENT: start a search for every later phase too
 };
+PERFDM_INSPECT(search_request, x.phase, x.action, x.tunables, x.follow)
 
 // A search as SEARCH answers it.
 struct search_info {
@@ -34,12 +35,14 @@ struct search_info {
   std::uint64_t nodes = 0;
   bool cost_limited = false;  // admission paused: the measured cost is over the budget
 };
+PERFDM_INSPECT(search_info, x.id, x.phase, x.phase_id, x.state, x.nodes, x.cost_limited)
 
 // SHG: every search's nodes, or one search's (`has_search`).
 struct shg_request {
   bool has_search = false;
   std::uint64_t search = 0;
 };
+PERFDM_INSPECT(shg_request, x.has_search, x.search)
 
 struct shg_node_info {
   std::uint64_t search = 0;
@@ -56,22 +59,19 @@ struct shg_node_info {
   double threshold = 0;
   double since = -1;  // seconds after the search started it became true; -1: never
 };
+PERFDM_INSPECT(shg_node_info, x.search, x.id, x.has_parent, x.parent, x.hypothesis, x.code,
+               x.machine, x.syncobject, x.state, x.active, x.value, x.threshold, x.since)
 
 struct shg_reply {
   std::vector<shg_node_info> nodes;
 };
+PERFDM_INSPECT(shg_reply, x.nodes)
 
 struct shg_node_event {
   stream_handle stream;
   shg_node_info node;
 };
 
-PERFDM_INSPECT(search_request, x.phase, x.action, x.tunables, x.follow)
-PERFDM_INSPECT(search_info, x.id, x.phase, x.phase_id, x.state, x.nodes, x.cost_limited)
-PERFDM_INSPECT(shg_request, x.has_search, x.search)
-PERFDM_INSPECT(shg_node_info, x.search, x.id, x.has_parent, x.parent, x.hypothesis, x.code,
-               x.machine, x.syncobject, x.state, x.active, x.value, x.threshold, x.since)
-PERFDM_INSPECT(shg_reply, x.nodes)
 PERFDM_INSPECT(shg_node_event, x.stream, x.node)
 
 }  // namespace perfdm

@@ -30,6 +30,7 @@ struct collecting_mi {
   std::string metric;
   std::vector<std::string> focus;
 };
+PERFDM_INSPECT(collecting_mi, x.mi, x.metric, x.focus)
 
 // What every source must know; sent on registration and whenever it changes.
 struct source_update {
@@ -39,6 +40,7 @@ struct source_update {
   // another node stamps its samples in engine time with it (clocks synchronised by NTP).
   double origin = 0;
 };
+PERFDM_INSPECT(source_update, x.interval, x.mis, x.origin)
 
 // A source registers with the data manager (which monitors it) and gets a source_update now
 // and after every change; unregistering (or terminating) ends that.
@@ -50,9 +52,11 @@ struct source_register {
   caf::actor source;
   std::string component;
 };
+PERFDM_INSPECT(source_register, x.source, x.component)
 struct source_unregister {
   caf::actor source;
 };
+PERFDM_INSPECT(source_unregister, x.source)
 
 // Samples from a source. Unlike SAMPLES from a front end, a sample for a metric instance that
 // was deleted after the source last heard of it is dropped and counted, not refused: the
@@ -66,11 +70,6 @@ struct source_samples {
   std::vector<sample> samples;
   time_ns complete_until = no_watermark;
 };
-
-PERFDM_INSPECT(collecting_mi, x.mi, x.metric, x.focus)
-PERFDM_INSPECT(source_update, x.interval, x.mis, x.origin)
-PERFDM_INSPECT(source_register, x.source, x.component)
-PERFDM_INSPECT(source_unregister, x.source)
 
 // Across the network the samples travel packed (messages/sample_wire.hpp); printing shows them.
 template <class Inspector>
