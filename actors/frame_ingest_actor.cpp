@@ -7,6 +7,7 @@
 
 #include <caf/stateful_actor.hpp>
 
+#include "actors/source_registration.hpp"
 #include "sources/frame_sample_builder.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/record_messages.hpp"
@@ -159,42 +160,23 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
     [=](ingest_start_atom) -> caf::result<ok_reply> {
       auto rp = self->make_response_promise<ok_reply>();
       auto& s = self->state;
-      std::vector<define_resource> resources;
-      std::vector<define_metric> metrics;
-      for (auto& t : s.types) {
-        resources.push_back(define_resource{t.sampler->resource()});
+      std::vector<source_definition> definitions;
+      for (auto& t : s.types)
+        definitions.emplace_back(define_resource{t.sampler->resource()});
+      for (auto& t : s.types)
         for (auto& f : t.sampler->fields())
           if (f.kind == shm::field_kind::counter || f.kind == shm::field_kind::sampled)
-            metrics.push_back(define_metric{t.sampler->metric_of(f),
-                                            f.kind == shm::field_kind::counter
-                                                ? metric_style::counter
-                                                : metric_style::sampled,
-                                            f.units});
-      }
-      auto left = std::make_shared<std::size_t>(resources.size() + metrics.size());
-      auto failed = std::make_shared<bool>(false);
-      auto start = [=]() mutable {
-        // Reading starts with the first collection set (source_update), so no frame is read
-        // before the ingest knows which MIs take it.
-        // A local source: no component name, its samples go straight in.
-        self->send(self->state.dm, source_register{caf::actor_cast<caf::actor>(self), {}});
-        rp.deliver(ok_reply{});
-      };
-      auto done = [=]() mutable {
-        if (--*left == 0 && !*failed) start();
-      };
-      // A metric of that name with another style, for one: the attach fails whole.
-      auto refused = [=](caf::error& e) mutable {
-        if (!*failed) rp.deliver(e);
-        *failed = true;
-      };
-      for (auto& r : resources)
-        self->request(s.dm, std::chrono::seconds(30), r)
-            .then([=](resource_info&) mutable { done(); }, refused);
-      for (auto& m : metrics)
-        self->request(s.dm, std::chrono::seconds(30), m)
-            .then([=](metric_info&) mutable { done(); }, refused);
-      if (*left == 0) start();
+            definitions.emplace_back(define_metric{t.sampler->metric_of(f),
+                                                   f.kind == shm::field_kind::counter
+                                                       ? metric_style::counter
+                                                       : metric_style::sampled,
+                                                   f.units});
+      // Reading starts with the first collection set (source_update), so no frame is read
+      // before the ingest knows which MIs take it. A metric of that name with another style,
+      // for one: the attach fails whole.
+      define_and_register(
+          self, s.dm, definitions, [=]() mutable { rp.deliver(ok_reply{}); },
+          [=](caf::error& e) mutable { rp.deliver(e); });
       return rp;
     },
     [=](source_update& u) {

@@ -4,6 +4,7 @@
 
 #include <caf/stateful_actor.hpp>
 
+#include "actors/source_registration.hpp"
 #include "sources/callgraph_report.hpp"
 #include "sources/pc_sample_builder.hpp"
 #include "dm/histogram.hpp"
@@ -190,41 +191,27 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
     [=](native_start_atom) -> caf::result<ok_reply> {
       auto rp = self->make_response_promise<ok_reply>();
       auto& s = self->state;
-      auto pc_resources = s.pc->initial_resources();
-      auto left = std::make_shared<std::size_t>(1 + proc_sample_builder::metric_count +
-                                                native::pc_metric_count + pc_resources.size());
-      auto failed = std::make_shared<bool>(false);
-      auto done = [=]() mutable {
-        if (--*left != 0 || *failed) return;
-        auto& s = self->state;
-        s.started = true;
-        // A local source: no component name, its samples go straight in.
-        self->send(s.dm, source_register{caf::actor_cast<caf::actor>(self), {}});
-        try {
-          define_threads(native::thread_ids(s.info.pid));
-        } catch (const native::native_error&) {
-          // It exited: the first tick finds out and ends the source.
-        }
-        schedule_stack();
-        rp.deliver(ok_reply{});
-      };
-      auto refused = [=](caf::error& e) mutable {
-        if (!*failed) rp.deliver(e);
-        *failed = true;
-      };
-      self->request(s.dm, std::chrono::seconds(30), define_resource{s.info.resource})
-          .then([=](resource_info&) mutable { done(); }, refused);
+      std::vector<source_definition> definitions{define_resource{s.info.resource}};
       for (auto& m : proc_sample_builder::metrics())
-        self->request(s.dm, std::chrono::seconds(30), define_metric{m.name, m.style, m.units})
-            .then([=](metric_info&) mutable { done(); }, refused);
+        definitions.emplace_back(define_metric{m.name, m.style, m.units});
       for (auto& m : native::pc_metric_definitions())
-        self->request(s.dm, std::chrono::seconds(30),
-                      define_metric{m.name, m.counter ? metric_style::counter : metric_style::sampled,
-                                    m.units})
-            .then([=](metric_info&) mutable { done(); }, refused);
-      for (auto& r : pc_resources)
-        self->request(s.dm, std::chrono::seconds(30), define_resource{r})
-            .then([=](resource_info&) mutable { done(); }, refused);
+        definitions.emplace_back(define_metric{
+            m.name, m.counter ? metric_style::counter : metric_style::sampled, m.units});
+      for (auto& r : s.pc->initial_resources()) definitions.emplace_back(define_resource{r});
+      define_and_register(
+          self, s.dm, definitions,
+          [=]() mutable {
+            auto& s = self->state;
+            s.started = true;
+            try {
+              define_threads(native::thread_ids(s.info.pid));
+            } catch (const native::native_error&) {
+              // It exited: the first tick finds out and ends the source.
+            }
+            schedule_stack();
+            rp.deliver(ok_reply{});
+          },
+          [=](caf::error& e) mutable { rp.deliver(e); });
       return rp;
     },
     [=](source_update& u) {

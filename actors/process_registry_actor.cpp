@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "actors/fan_out.hpp"
 #include "sources/callgraph_report.hpp"
 #include "actors/process_registry_details.hpp"
 #include "actors/process_registry_reports.hpp"
@@ -402,25 +403,16 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                     [=](caf::error& e) mutable { rp.deliver(source_failure(x.pid, e)); });
           return rp;
         }
-        std::vector<caf::actor> sources;
+        std::vector<std::pair<std::int32_t, caf::actor>> sources;
         for (auto& [pid, p] : self->state.processes)
-          if (p.native) sources.push_back(p.native);
-        if (sources.empty()) return callgraph_report{};
+          if (p.native) sources.emplace_back(pid, p.native);
         auto rp = self->make_response_promise<callgraph_report>();
         auto merged = std::make_shared<callgraph_report>();
-        auto left = std::make_shared<std::size_t>(sources.size());
         // A process that exits meanwhile is left out, not an error: the others still answer.
-        auto one_done = [=]() mutable {
-          if (--*left == 0) rp.deliver(*merged);
-        };
-        for (auto& a : sources)
-          self->request(a, std::chrono::seconds(30), callgraph_request{})
-              .then(
-                  [=](callgraph_report& r) mutable {
-                    merge_callgraph_report(*merged, r);
-                    one_done();
-                  },
-                  [=](caf::error&) mutable { one_done(); });
+        fan_out<callgraph_report>(
+            self, reply_wait::then, std::chrono::seconds(30), sources, callgraph_request{},
+            [=](std::int32_t, callgraph_report& r) { merge_callgraph_report(*merged, r); },
+            [=]() mutable { rp.deliver(*merged); }, [](std::int32_t, caf::error&) {}, true);
         return rp;
       },
       [=](stacks_request& x) -> caf::result<stacks_report> {
@@ -461,30 +453,22 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       [=](frames_stats_query) -> caf::result<frames_stats> {
         auto rp = self->make_response_promise<frames_stats>();
         auto out = std::make_shared<frames_stats>();
-        std::vector<caf::actor> live;
+        std::vector<std::pair<std::int32_t, caf::actor>> live;
         for (auto& [pid, p] : self->state.processes) {
           if (p.ingest)
-            live.push_back(p.ingest);
+            live.emplace_back(pid, p.ingest);
           else
             out->frame_types.insert(out->frame_types.end(), p.last.frame_types.begin(),
                                     p.last.frame_types.end());
         }
-        if (live.empty()) {
-          rp.deliver(*out);
-          return rp;
-        }
-        auto left = std::make_shared<std::size_t>(live.size());
-        for (auto& a : live)
-          self->request(a, std::chrono::seconds(10), frames_stats_query{})
-              .then(
-                  [=](frames_stats& s) mutable {
-                    out->frame_types.insert(out->frame_types.end(), s.frame_types.begin(),
-                                            s.frame_types.end());
-                    if (--*left == 0) rp.deliver(*out);
-                  },
-                  [=](caf::error&) mutable {
-                    if (--*left == 0) rp.deliver(*out);  // it ended meanwhile
-                  });
+        // A source that ended meanwhile counts as answered.
+        fan_out<frames_stats>(
+            self, reply_wait::then, std::chrono::seconds(10), live, frames_stats_query{},
+            [=](std::int32_t, frames_stats& s) {
+              out->frame_types.insert(out->frame_types.end(), s.frame_types.begin(),
+                                      s.frame_types.end());
+            },
+            [=]() mutable { rp.deliver(*out); }, [](std::int32_t, caf::error&) {}, true);
         return rp;
       },
   };

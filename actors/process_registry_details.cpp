@@ -4,6 +4,8 @@
 #include <chrono>
 #include <memory>
 
+#include "actors/fan_out.hpp"
+
 namespace perfdm {
 
 namespace {
@@ -77,22 +79,25 @@ caf::result<caf::message> setdetail_command(registry_actor self, caf::actor dm,
             with_detail_stream(
                 self, dm,
                 [=](stream_handle stream) mutable {
-                  auto left = std::make_shared<std::size_t>(1);
+                  // Every enable and disable is waited for; the first error, if any, is
+                  // the answer, after all of them.
                   auto error = std::make_shared<caf::error>();
-                  auto one_done = [=]() mutable {
-                    if (--*left != 0) return;
-                    if (*error)
-                      rp.deliver(refusal(c, dm_error_code(*error), dm_error_reason(*error)));
-                    else
-                      rp.deliver(answer(c, body));
-                  };
+                  auto count = countdown::make(
+                      [=]() mutable {
+                        if (*error)
+                          rp.deliver(refusal(c, dm_error_code(*error), dm_error_reason(*error)));
+                        else
+                          rp.deliver(answer(c, body));
+                      },
+                      true);
+                  auto one_done = [=] { count->arrived(); };
                   auto& detailed = self->state.processes.at(pid).detailed;
                   for (auto& [setting, targets] : plan) {
                     auto item = setting.item;
                     if (setting.value && !detailed.count(item)) {
                       detailed[item];
                       for (auto& t : targets) {
-                        ++*left;
+                        count->expect();
                         self->request(dm, std::chrono::seconds(30),
                                       enable_request{stream, t.metric, {t.focus}, {}, {}})
                             .then(
@@ -111,7 +116,7 @@ caf::result<caf::message> setdetail_command(registry_actor self, caf::actor dm,
                       auto i = detailed.find(item);
                       if (i == detailed.end()) continue;
                       for (auto mi : i->second) {
-                        ++*left;
+                        count->expect();
                         // An MI that went meanwhile (its process detached, say) is off already.
                         self->request(dm, std::chrono::seconds(30),
                                       disable_request{stream, mi, phase_type::global})
@@ -121,7 +126,7 @@ caf::result<caf::message> setdetail_command(registry_actor self, caf::actor dm,
                       detailed.erase(i);
                     }
                   }
-                  one_done();
+                  count->release();
                 },
                 failed);
           },
