@@ -7,9 +7,9 @@
 #include <caf/actor_system.hpp>
 #include <memory>
 
-#include "dm/histogram.hpp"
 #include "actors/native_source_actor.hpp"
 #include "actors/performance_stream_actor.hpp"
+#include "dm/histogram.hpp"
 #include "messages/request_recorder.hpp"
 
 namespace perfdm {

@@ -3,10 +3,11 @@
 // vocabulary of messages/dm_messages.hpp.
 #pragma once
 
+#include <caf/actor.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 #include <string>
 #include <vector>
-
-#include <caf/actor.hpp>
 
 #include "dm/metric_instance_state.hpp"
 #include "dm/sampling_interval_rules.hpp"
@@ -70,6 +71,17 @@ PERFDM_INSPECT(mi_data, x.type, x.archive, x.archived)
 PERFDM_INSPECT_EMPTY(mi_status_query)
 PERFDM_INSPECT_EMPTY(mi_sync)
 
+// The metric instance's interface: every state change answers with the summary the data
+// manager mirrors (a deleted MI answers once more and ends); samples need no answer, a sync
+// answers once the values they completed were sent to the streams.
+using metric_instance_actor_type = caf::typed_actor<
+    caf::replies_to<mi_enable>::with<mi_summary>, caf::replies_to<mi_disable>::with<mi_summary>,
+    caf::replies_to<mi_drop_stream>::with<mi_summary>, caf::replies_to<mi_flags>::with<mi_summary>,
+    caf::replies_to<mi_new_phase>::with<mi_summary>, caf::replies_to<mi_fold>::with<mi_summary>,
+    caf::reacts_to<mi_samples>, caf::replies_to<mi_sync>::with<ok_reply>,
+    caf::replies_to<mi_status_query>::with<mi_status>,
+    caf::replies_to<mi_data>::with<histogram_data>>;
+
 // ---- metric instance -> performance stream ----
 struct stream_data {
   std::vector<data_value> values;
@@ -93,6 +105,10 @@ struct pm_started {
   time_ns width = 0;
 };
 PERFDM_INSPECT(pm_started, x.old_phase, x.phase, x.start, x.width)
+
+// The phase manager's interface: where a new phase starts (C2, B6), and the list of phases.
+using phase_manager_actor_type = caf::typed_actor<caf::replies_to<pm_start>::with<pm_started>,
+                                                  caf::replies_to<list_phases>::with<phase_list>>;
 
 // ---- data manager -> sampling-interval controller ----
 struct si_subscribe {
@@ -126,6 +142,16 @@ struct si_disable {
   collection_view after;
 };
 PERFDM_INSPECT(si_disable, x.before, x.after)
+
+// The sampling-interval controller's interface: each rule answers with the interval in force
+// once the streams heard of any change (S1-S5).
+using sampling_interval_actor_type =
+    caf::typed_actor<caf::reacts_to<si_subscribe>, caf::reacts_to<si_unsubscribe>,
+                     caf::replies_to<si_fold>::with<samplerate_info>,
+                     caf::replies_to<si_new_phase>::with<samplerate_info>,
+                     caf::replies_to<si_enable>::with<samplerate_info>,
+                     caf::replies_to<si_disable>::with<samplerate_info>,
+                     caf::replies_to<samplerate_query>::with<samplerate_info>>;
 
 PERFDM_INSPECT(time_bases, x.global_width, x.current_phase, x.current_start, x.current_width)
 PERFDM_INSPECT(collection_view, x.current_subscriptions, x.global_subscriptions,

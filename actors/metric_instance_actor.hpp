@@ -2,13 +2,14 @@
 // completed buckets to the streams that use it.
 #pragma once
 
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
+#include "actors/internal_messages.hpp"
 #include "messages/dm_messages.hpp"
 
 namespace perfdm {
 
-caf::behavior metric_instance_actor(caf::event_based_actor* self, mi_handle id,
-                                    metric_style style);
+metric_instance_actor_type::behavior_type metric_instance_actor(
+    metric_instance_actor_type::pointer self, mi_handle id, metric_style style);
 
 }  // namespace perfdm

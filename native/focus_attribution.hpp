@@ -1,6 +1,6 @@
 // The Performance Consultant's metrics at a focus, from stack samples (docs/NATIVE.md §8).
 // Plain C++: a stack sample and each thread's state in, the amount each metric gets at a
-// focus out; the native source (actors/pc_metric_sampler.hpp) turns these into DM samples.
+// focus out; the native source (sources/pc_sample_builder.hpp) turns these into DM samples.
 //
 // Metrics (all per thread, summed over the threads a focus matches):
 //   cpu             COUNTER s        `covered` seconds for a thread that RUNS

@@ -1,0 +1,176 @@
+// The data manager's data sources, samples, folds and reading
+// (actors/data_manager_actor_class.hpp).
+#include "actors/data_manager_actor_class.hpp"
+
+namespace perfdm::detail {
+
+void data_manager::record_source_samples(const std::vector<sample>& samples) {
+  if (!recording_.on()) return;
+  samples_request kept;
+  for (auto& s : samples)
+    if (find_mi(s.mi)) kept.samples.push_back(s);
+  if (kept.samples.size() < samples.size())
+    recording_.comment(now(), sender_id(),
+                       std::to_string(samples.size() - kept.samples.size()) +
+                           " samples of deleted metric instances left out");
+  if (!kept.samples.empty()) record(kept);
+}
+
+source_update data_manager::collection_set() const {
+  return tables_.collection_set(to_seconds(interval_), origin_);
+}
+
+void data_manager::notify_sources() {
+  if (auto u = sources_.changed(collection_set()))
+    for (auto& s : sources_.sources()) send(s, *u);
+}
+
+void data_manager::on_source_register(const caf::actor& source, const std::string& component) {
+  auto current = collection_set();
+  if (!sources_.add(source, component, current)) return;
+  monitor(source);
+  send(source, current);
+}
+
+void data_manager::on_source_gone(const caf::actor_addr& source) {
+  std::vector<sample> complete;
+  auto name = sources_.remove(source, complete);
+  if (!name) return;
+  for (auto& [h, a] : streams_) send(a, component_removed_event{h, *name});
+  if (!complete.empty()) caf::anon_send(this, source_samples{std::move(complete)});
+}
+
+caf::response_promise data_manager::on_source_samples(std::vector<sample>& samples,
+                                                      time_ns complete_until) {
+  auto* component = sources_.component_of(caf::actor_cast<caf::actor_addr>(current_sender()));
+  if (!component) {
+    record_source_samples(samples);
+    return on_samples(samples, false);
+  }
+  for (auto& s : samples)
+    if (auto err = check_sample(s)) return fail(*err);
+  if (auto err = check_watermark(complete_until)) return fail(*err);
+  std::vector<sample> complete;
+  sources_.aggregate(*component, samples, complete_until, complete);
+  record_source_samples(complete);
+  return on_samples(complete, false);
+}
+
+caf::response_promise data_manager::on_samples(std::vector<sample>& samples, bool strict) {
+  for (auto& s : samples) {
+    if (strict)
+      if (auto err = tables_.check_mi(s.mi)) return fail(*err);
+    if (auto err = check_sample(s)) return fail(*err);
+  }
+  auto job = std::make_shared<samples_job>();
+  job->samples = std::move(samples);
+  job->rp = make_response_promise();
+  run_samples(job);
+  return job->rp;
+}
+
+void data_manager::send_pending(samples_job& job) {
+  for (auto& [id, batch] : job.pending) {
+    if (batch.empty()) continue;
+    if (find_mi(mi_handle{id})) send(mi_actor(mi_handle{id}), mi_samples{std::move(batch)});
+    batch.clear();
+  }
+}
+
+void data_manager::run_samples(std::shared_ptr<samples_job> job) {
+  for (; job->next < job->samples.size(); ++job->next) {
+    auto& s = job->samples[job->next];
+    auto t1 = to_ns(s.end);
+    now_ = std::max(now_, t1);  // C1
+    if (auto f = next_fold()) {
+      // B4/F2: what arrived before the fold is applied at the old width first.
+      send_pending(*job);
+      fold(
+          *f, [=] { run_samples(job); }, job->rp);
+      return;
+    }
+    auto* e = find_mi(s.mi);
+    if (!e || !e->summary.collecting) {
+      ++job->ack.dropped;
+      ++counters_.samples_dropped;
+      continue;
+    }
+    auto& batch = job->pending[s.mi.id];
+    if (batch.empty() &&
+        std::find(job->touched.begin(), job->touched.end(), s.mi.id) == job->touched.end())
+      job->touched.push_back(s.mi.id);
+    batch.push_back(raw_sample{to_ns(s.start), t1, s.value});
+    ++job->ack.count;
+    ++counters_.samples;
+  }
+  send_pending(*job);
+  std::vector<std::pair<mi_handle, metric_instance_actor_type>> targets;
+  for (auto id : job->touched)
+    if (find_mi(mi_handle{id})) targets.emplace_back(mi_handle{id}, mi_actor(mi_handle{id}));
+  // The MIs have sent their completed buckets once they answer a sync.
+  await_all<ok_reply>(
+      targets, mi_sync{}, [](mi_handle, ok_reply&) {},
+      [=] { finish(job->rp, caf::make_message(job->ack)); }, job->rp);
+}
+
+void data_manager::fold(pending_fold f, continuation done, caf::response_promise rp) {
+  bool current_folds = widths_.apply(f);
+  std::vector<mi_handle> targets;
+  for (auto h : live_mis())
+    if (f.global || find_mi(h)->summary.has_current) targets.push_back(h);
+  await_mis(
+      targets, mi_fold{f.start, f.width},
+      [=] {
+        // F1: every stream hears of the fold, subscribed or not; phase 0 folds both kinds.
+        std::vector<phase_type> types;
+        if (f.global) types.push_back(phase_type::global);
+        if (current_folds) types.push_back(phase_type::current);
+        for (auto type : types)
+          for (auto& [h, a] : streams_) send(a, fold_event{h, type, to_seconds(f.width)});
+        apply_interval_rule(si_fold{f.global, current_folds, f.width, view()}, done);
+      },
+      rp);
+}
+
+caf::response_promise data_manager::on_data(data_request& x) {
+  if (auto err = tables_.check_mi(x.mi)) return fail(*err);
+  mi_data q{x.phase.type, false, {}};
+  if (x.phase.named) {
+    if (x.phase.id.id >= next_phase_)
+      return fail(make_dm_error(dm_error::unknown_handle, "no phase " + to_string(x.phase.id)));
+    if (x.phase.id == current_phase_)
+      q.type = phase_type::current;
+    else
+      q = mi_data{phase_type::current, true, x.phase.id};  // N2: the archive of that phase
+  }
+  auto rp = make_response_promise();
+  request(mi_actor(x.mi), caf::infinite, q)
+      .await([=](histogram_data& d) mutable { rp.deliver(d); },
+             [=](caf::error& e) mutable { rp.deliver(e); });
+  return rp;
+}
+
+caf::response_promise data_manager::on_status() {
+  auto rp = make_response_promise();
+  auto out = std::make_shared<status_info>();
+  out->now = to_seconds(now());
+  out->interval = to_seconds(interval_);
+  out->phase = current_phase_;
+  out->components.assign(sources_.components().begin(), sources_.components().end());
+  auto hs = live_mis();
+  out->mis.resize(hs.size());
+  auto index = std::make_shared<std::map<std::uint64_t, std::size_t>>();
+  for (std::size_t i = 0; i < hs.size(); ++i) (*index)[hs[i].id] = i;
+  await_all<mi_status>(
+      mi_targets(hs), mi_status_query{},
+      [=](mi_handle h, mi_status& s) {
+        auto* e = find_mi(h);
+        s.metric = tables_.metrics()[e->metric.id].name;
+        s.focus = tables_.focus_name(e->focus);
+        out->mis[index->at(h.id)] = std::move(s);
+      },
+      [=]() mutable { rp.deliver(*out); }, rp);
+  return rp;
+}
+
+}  // namespace perfdm::detail
