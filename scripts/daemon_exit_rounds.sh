@@ -12,7 +12,9 @@ BOUND=${BOUND:-10}
 PERFDM=${PERFDM:-$(dirname "$0")/../build/perfdm}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-left=0 total=0 worst=0
+left=0 total=0 worst=0 early=0
+# Running: the process exists and is no zombie (an exited child not yet waited for).
+running() { [ -e /proc/$1/stat ] && [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" != Z ]; }
 for round in $(seq "$ROUNDS"); do
   order=$((round % 3))  # 0: engine first, 1: daemons first, 2: both at once
   "$PERFDM" engine --publish 127.0.0.1:0 --log "$TMP/engine.log" </dev/null 2>"$TMP/engine.err" &
@@ -36,26 +38,31 @@ for round in $(seq "$ROUNDS"); do
     sleep 0.05
   done
   sleep 0.3
+  for p in "${pids[@]}"; do running "$p" || early=$((early + 1)); done
   case $order in
     0) kill -9 $engine ;;
-    1) kill -TERM "${pids[@]}" ;;
-    2) kill -9 $engine; kill -TERM "${pids[@]}" ;;
+    1) kill -TERM "${pids[@]}" 2>/dev/null ;;
+    2) kill -9 $engine; kill -TERM "${pids[@]}" 2>/dev/null ;;
   esac
   start=$(date +%s.%N)
+  i=0
   for p in "${pids[@]}"; do
+    i=$((i + 1))
     total=$((total + 1))
-    for _ in $(seq $((BOUND * 20))); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
-    if kill -0 "$p" 2>/dev/null; then
-      left=$((left + 1)); echo "round $round (order $order): daemon $p still running"
+    for _ in $(seq $((BOUND * 20))); do running "$p" || break; sleep 0.05; done
+    if running "$p"; then
+      left=$((left + 1)); echo "round $round (order $order): daemon $p still running:" \
+        "$(tr '\n' ' ' <"$TMP/daemon$i.err")"
       kill -9 "$p"
     fi
     wait "$p" 2>/dev/null
   done
   took=$(echo "$(date +%s.%N) - $start" | bc)
   (( $(echo "$took > $worst" | bc) )) && worst=$took
-  kill -9 $engine 2>/dev/null; wait $engine 2>/dev/null
+  { kill -9 $engine; wait $engine; } 2>/dev/null
   kill "${sleepers[@]}" 2>/dev/null; wait "${sleepers[@]}" 2>/dev/null
   rm -f "$TMP"/daemon*.err
 done
-echo "left running: $left of $total daemons ($ROUNDS rounds); slowest round to exit: ${worst}s"
+echo "left running: $left of $total daemons ($ROUNDS rounds); slowest round to exit: ${worst}s;" \
+  "$early had ended before the kill (did not register in time)"
 [ "$left" -eq 0 ]
