@@ -50,6 +50,8 @@ for round in $(seq "$ROUNDS"); do
     i=$((i + 1))
     total=$((total + 1))
     for _ in $(seq $((BOUND * 20))); do running "$p" || break; sleep 0.05; done
+    t=$(echo "$(date +%s.%N) - $start" | bc)
+    (( $(echo "$t > 3" | bc) )) && echo "round $round (order $order): daemon $p took ${t}s"
     if running "$p"; then
       left=$((left + 1)); echo "round $round (order $order): daemon $p still running:" \
         "$(tr '\n' ' ' <"$TMP/daemon$i.err")"

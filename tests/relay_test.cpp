@@ -4,6 +4,7 @@
 // daemons below all leave, in bounded time, with status 1.
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -167,4 +168,33 @@ TEST_CASE("relay: a bad address or an unreachable upstream is a clear error", "[
     CHECK(r.wait() == 2);
     CHECK(r.err().find("cannot reach the upstream at 127.0.0.1:1") != std::string::npos);
   }
+}
+
+TEST_CASE("relay: daemons in UTS namespaces of their own are separate hosts under /Machine",
+          "[relay][remote]") {
+  if (std::system("unshare -u true 2>/dev/null") != 0) {
+    WARN("unshare -u is not permitted here (needs CAP_SYS_ADMIN): skipped");
+    return;
+  }
+  published_engine engine;
+  relay_process relay(engine.address(), "relay-h");
+  process sleeper({"/bin/sleep", "60"}, "", "relay_sleeper");
+  auto host_daemon = [&](const std::string& host) {
+    return std::make_unique<process>(
+        std::vector<std::string>{"/usr/bin/unshare", "-u", "/bin/sh", "-c",
+                                 "hostname " + host + " && exec " + PERFDM_BINARY +
+                                     " daemon --upstream " + relay.address() + " --pid " +
+                                     std::to_string(sleeper.pid())},
+        "", "relay_host_daemon");
+  };
+  auto a = host_daemon("perfdm-test-host-a");
+  auto b = host_daemon("perfdm-test-host-b");
+  REQUIRE(eventually([&] { return forwarding(*a) && forwarding(*b); }));
+  // Each daemon's default component name is its own host's.
+  CHECK(a->err().find("component perfdm-test-host-a:") != std::string::npos);
+  REQUIRE(eventually([&] {
+    auto r = run_client(engine.address(), {"RESOURCES"}).out;
+    return r.find("/Machine/perfdm-test-host-a/") != std::string::npos &&
+           r.find("/Machine/perfdm-test-host-b/") != std::string::npos;
+  }));
 }
