@@ -2,7 +2,7 @@
 # A simulated cluster on one machine (issue 22): one engine, RELAYS relays (0: the daemons
 # connect straight to the engine) and N daemons, each a host of its own: its own UTS
 # namespace (`unshare -u`) with hostname hostK, so /Machine/hostK differs per daemon, each
-# watching a small workload of its own (a shell that wakes every 50 ms). All traffic is on
+# watching a small workload of its own (a shell that counts, then sleeps a second). All traffic is on
 # 127.0.0.1. Needs root (or CAP_SYS_ADMIN) for unshare -u; without it, --no-unshare keeps
 # one hostname and names the daemons hostK anyway.
 #
@@ -39,6 +39,7 @@ teardown() {
     sleep 0.1
   done
   for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  for f in "$DIR"/work*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
   [ -n "${WATCHER:-}" ] && kill -TERM "$WATCHER" 2>/dev/null
   [ -n "${ENGINE:-}" ] && kill -TERM "$ENGINE" 2>/dev/null && wait "$ENGINE" 2>/dev/null
   rm -rf "$DIR"
@@ -67,11 +68,14 @@ for r in $(seq "$RELAYS"); do
   UPSTREAMS+=("127.0.0.1:$(port_of "$DIR/relay$r.err")") || exit 1
 done
 [ "$RELAYS" -eq 0 ] && UPSTREAMS=("127.0.0.1:$EPORT")
+# The workload: a shell that counts to 2000 then sleeps a second, over and over (a few ms of
+# CPU a second, one fork a second). Its pid goes to a file so the teardown ends it too.
+WORK='while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 1; done'
 for k in $(seq "$N"); do
   up=${UPSTREAMS[$(( (k - 1) % ${#UPSTREAMS[@]} ))]}
-  # The workload and its daemon share the host's namespace; the daemon is the namespace's
-  # first process's child, so SIGTERM to the recorded pid reaches the daemon itself (exec).
-  run="sh -c 'while :; do sleep 0.05; done' & exec \"$PERFDM\" daemon --upstream $up --name host$k --pid \$!"
+  # The workload and its daemon share the host's namespace; the daemon replaces the shell
+  # (exec), so SIGTERM to the recorded pid reaches the daemon itself.
+  run="sh -c '$WORK' & echo \$! >'$DIR/work$k.pid'; exec \"$PERFDM\" daemon --upstream $up --name host$k --checktime 1000 --pid \$!"
   if [ "$UNSHARE" -eq 1 ]; then
     unshare -u sh -c "hostname host$k; $run" >/dev/null 2>"$DIR/daemon$k.err" &
   else
@@ -99,6 +103,6 @@ start_ticks=$(awk '{print $14 + $15}' /proc/$ENGINE/stat)
 start=$(date +%s.%N)
 sleep "$SECONDS_TO_RUN"
 end_ticks=$(awk '{print $14 + $15}' /proc/$ENGINE/stat)
-elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+elapsed=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN{printf "%.3f", a - b}')
 hz=$(getconf CLK_TCK)
-echo "cluster: registered $(registered) of $N; engine CPU $(echo "scale=3; ($end_ticks - $start_ticks) / $hz" | bc) s over ${elapsed} s"
+echo "cluster: registered $(registered) of $N; engine CPU $(awk -v a="$end_ticks" -v b="$start_ticks" -v h="$hz" 'BEGIN{printf "%.3f", (a - b) / h}') s over ${elapsed} s"

@@ -50,8 +50,8 @@ for round in $(seq "$ROUNDS"); do
     i=$((i + 1))
     total=$((total + 1))
     for _ in $(seq $((BOUND * 20))); do running "$p" || break; sleep 0.05; done
-    t=$(echo "$(date +%s.%N) - $start" | bc)
-    (( $(echo "$t > 3" | bc) )) && echo "round $round (order $order): daemon $p took ${t}s"
+    t=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN{printf "%.3f", a - b}')
+    awk -v t="$t" 'BEGIN{exit !(t > 3)}' && echo "round $round (order $order): daemon $p took ${t}s"
     if running "$p"; then
       left=$((left + 1)); echo "round $round (order $order): daemon $p still running:" \
         "$(tr '\n' ' ' <"$TMP/daemon$i.err")"
@@ -59,8 +59,8 @@ for round in $(seq "$ROUNDS"); do
     fi
     wait "$p" 2>/dev/null
   done
-  took=$(echo "$(date +%s.%N) - $start" | bc)
-  (( $(echo "$took > $worst" | bc) )) && worst=$took
+  took=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN{printf "%.3f", a - b}')
+  awk -v t="$took" -v w="$worst" 'BEGIN{exit !(t > w)}' && worst=$took
   { kill -9 $engine; wait $engine; } 2>/dev/null
   kill "${sleepers[@]}" 2>/dev/null; wait "${sleepers[@]}" 2>/dev/null
   rm -f "$TMP"/daemon*.err
