@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
+#include <list>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "actors/process_registry_actor.hpp"
@@ -93,10 +95,10 @@ class daemon_relay : public caf::event_based_actor {
                                    static_cast<std::uint64_t>(sources_.size()));
         },
         [=](relay_watermark_atom) { return sent_watermark_; },
-        [=](attach_request& x) { return delegate(registry_, x); },
-        [=](detach_request& x) { return delegate(registry_, x); },
-        [=](watch_request& x) { return delegate(registry_, x); },
-        [=](unwatch_request& x) { return delegate(registry_, x); },
+        [=](attach_request& x) { return ask_registry(std::move(x)); },
+        [=](detach_request& x) { return ask_registry(std::move(x)); },
+        [=](watch_request& x) { return ask_registry(std::move(x)); },
+        [=](unwatch_request& x) { return ask_registry(std::move(x)); },
         [=](list_processes& x) { return delegate(registry_, x); },
         [=](frames_stats_query& x) { return delegate(registry_, x); },
         [=](process_announcements&) {},          // DyPer's START/END stay local
@@ -116,9 +118,27 @@ class daemon_relay : public caf::event_based_actor {
     auto why = fail_state() ? fail_state() : caf::make_error(caf::exit_reason::normal);
     for (auto& rp : waiting_) rp.deliver(why);
     waiting_.clear();
+    for (auto& rp : asked_)
+      if (rp->pending()) rp->deliver(why);
+    asked_.clear();
   }
 
  private:
+  // A process request for the registry. Not delegated: if the relay ends first (its upstream
+  // went down, and the linked registry with it), the daemon hears why at once instead of
+  // waiting out its request's timeout for a promise CAF 0.17 drops silently (issue 22: a
+  // daemon told to stop as its engine went away waited 10 s per request).
+  template <class Request>
+  caf::response_promise ask_registry(Request x) {
+    // One promise shared by the answer and on_exit: whichever comes first delivers.
+    auto rp = std::make_shared<caf::response_promise>(make_response_promise());
+    asked_.remove_if([](const auto& p) { return !p->pending(); });
+    asked_.push_back(rp);
+    request(registry_, caf::infinite, std::move(x))
+        .then([=](process_info& p) { rp->deliver(p); }, [=](caf::error& e) { rp->deliver(e); });
+    return *rp;
+  }
+
   void on_update(source_update& u) {
     last_ = u;
     if (!registry_) start_registry(u.origin);
@@ -193,6 +213,7 @@ class daemon_relay : public caf::event_based_actor {
   std::map<caf::actor_addr, time_ns> reported_;  // the latest end each live source reported
   time_ns sent_watermark_ = no_watermark;
   std::vector<caf::typed_response_promise<ok_reply>> waiting_;
+  std::list<std::shared_ptr<caf::response_promise>> asked_;  // the registry's answers still to come
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -19,6 +20,7 @@
 #include <thread>
 
 #include "actors/daemon_relay_actor.hpp"
+#include "cli/bounded_exit.hpp"
 #include "cli/host_port.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
@@ -35,9 +37,18 @@ namespace {
 
 volatile std::sig_atomic_t daemon_stop = 0;
 
+// The first SIGINT/SIGTERM stops the daemon in order (bounded by exit_within); a second one
+// ends it at once.
 void on_daemon_stop(int) {
+  if (daemon_stop) std::_Exit(1);
   daemon_stop = 1;
 }
+
+// How long the daemon may take to leave once it decided to: after its upstream went away
+// (nothing left to send), and after SIGINT/SIGTERM (its sources first send what they read,
+// each bounded by 10 s below).
+constexpr std::chrono::seconds upstream_lost_exit_bound{5};
+constexpr std::chrono::seconds stop_exit_bound{25};
 
 }  // namespace
 
@@ -67,6 +78,9 @@ CLI::App* add_daemon_command(CLI::App& app, daemon_options& o) {
   return d;
 }
 
+static int run_daemon(caf::actor_system& sys, const daemon_options& o, const host_port& address,
+                      caf::actor& relay, std::ostream& out, std::ostream& err);
+
 int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream& err) {
   auto address = parse_host_port(o.upstream);
   if (!address || address->port == 0) {
@@ -84,8 +98,21 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
   }
   remote_peer_config cfg(o.remote);
   caf::actor_system sys{cfg};
+  caf::actor relay;
+  int status = run_daemon(sys, o, *address, relay, out, err);
+  // Whatever ended the daemon, its relay (and with it every local source) ends too, and the
+  // actor system is left in bounded time (cli/bounded_exit.hpp says why that needs care).
+  if (relay) caf::anon_send_exit(relay, caf::exit_reason::user_shutdown);
+  relay = nullptr;
+  exit_within(upstream_lost_exit_bound, status);
+  settle_actor_system(sys, std::chrono::seconds(2));
+  return status;
+}
+
+static int run_daemon(caf::actor_system& sys, const daemon_options& o, const host_port& address,
+                      caf::actor& relay, std::ostream& out, std::ostream& err) {
   // A peer that accepts but never answers costs the timeout, not a daemon hanging.
-  auto connected = connect_remote_dm(sys, *address, o.remote,
+  auto connected = connect_remote_dm(sys, address, o.remote,
                                      std::chrono::duration<double>(o.connect_timeout_seconds));
   if (!connected) {
     err << "perfdm daemon: " << o.upstream << " accepted but did not answer as a perfdm engine\n";
@@ -107,7 +134,7 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
   ro.batch = o.batch;
   ro.flush_period = std::chrono::milliseconds(std::max<long>(1, std::lround(o.flush_ms)));
   ro.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
-  auto relay = spawn_daemon_relay(sys, caf::actor_cast<caf::actor>(*upstream), ro);
+  relay = spawn_daemon_relay(sys, caf::actor_cast<caf::actor>(*upstream), ro);
   caf::scoped_actor self{sys};
   self->monitor(relay);
   int status = 0;
@@ -151,9 +178,11 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
     self->receive([&](caf::down_msg&) { upstream_gone = true; },
                   caf::after(std::chrono::milliseconds(100)) >> [] {});
   if (upstream_gone) {
+    exit_within(upstream_lost_exit_bound, 1);
     err << "perfdm daemon: the engine at " << o.upstream << " went away\n";
     return 1;
   }
+  exit_within(stop_exit_bound, status);
   // Stopped: the attached processes stop writing frames, the watched ones are let go, and
   // once their sources sent what they read (they unregister) the relay ends, sending what it
   // holds. Bounded: a source that does not end in 10 s loses its last samples.
@@ -170,7 +199,6 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
                  [&](caf::error&) { idle = true; });
     if (!idle) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  self->send_exit(relay, caf::exit_reason::user_shutdown);
   return status;
 }
 

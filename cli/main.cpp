@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/daemon_command.hpp"
+#include "cli/relay_command.hpp"
 #include "log/modules/dm_log_module.hpp"
 #include "log/modules/frames_log_module.hpp"
 #include "log/modules/native_log_module.hpp"
@@ -299,6 +300,8 @@ int main(int argc, char** argv) {
   auto* client = perfdm::add_client_command(app, client_options);
   perfdm::daemon_options daemon_options;
   auto* daemon = perfdm::add_daemon_command(app, daemon_options);
+  perfdm::relay_command_options relay_options;
+  auto* relay = perfdm::add_relay_command(app, relay_options);
   perfdm::search_command_options search_options;
   auto* search = perfdm::add_search_command(app, search_options);
 
@@ -308,6 +311,7 @@ int main(int argc, char** argv) {
   if (*send) return perfdm::run_send_command(send_options, std::cin, std::cout, std::cerr);
   if (*client) return perfdm::run_client_command(client_options, std::cin, std::cout, std::cerr);
   if (*daemon) return perfdm::run_daemon_command(daemon_options, std::cout, std::cerr);
+  if (*relay) return perfdm::run_relay_command(relay_options, std::cout, std::cerr);
   if (*search) return perfdm::run_search_command(search_options, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();

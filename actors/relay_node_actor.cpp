@@ -1,0 +1,244 @@
+// An internal node of a tree of daemons. See relay_node_actor.hpp.
+#include "actors/relay_node_actor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+#include <map>
+#include <vector>
+
+#include "actors/daemon_relay_actor.hpp"
+#include "dm/component_aggregator.hpp"
+#include "messages/dm_messages.hpp"
+#include "messages/source_messages.hpp"
+
+namespace perfdm {
+
+namespace {
+
+using flush_atom = caf::atom_constant<caf::atom("rnflush")>;
+using watermark_atom = caf::atom_constant<caf::atom("rnwm")>;
+
+class relay_node : public caf::event_based_actor {
+ public:
+  relay_node(caf::actor_config& cfg, caf::actor upstream, relay_node_options o)
+      : caf::event_based_actor(cfg),
+        upstream_(std::move(upstream)),
+        options_(std::move(o)),
+        aggregator_([this](mi_handle h) { return style_of(h); }) {}
+
+  caf::behavior make_behavior() override {
+    monitor(upstream_);
+    set_down_handler([=](caf::down_msg& x) {
+      if (x.source == upstream_.address()) return quit(caf::exit_reason::remote_link_unreachable);
+      child_gone(x.source);
+    });
+    set_error_handler([](caf::error&) {});
+    // Whatever else a child (or a client of this node) asks goes upstream, where the metric
+    // instances, streams and processes live; the answer goes back to whoever asked.
+    set_default_handler([=](caf::scheduled_actor*, caf::message_view& x) -> caf::result<caf::message> {
+      return delegate(upstream_, x.move_content_to_message());
+    });
+    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component});
+    learn_metrics();
+    return {
+        // ---- from upstream
+        [=](source_update& u) { on_update(u); },
+        // ---- from the children, as to a data manager
+        [=](source_register& x) {
+          if (!x.source || children_.count(x.source.address())) return;
+          monitor(x.source);
+          auto name = x.component;
+          if (name.empty()) name = "child-" + std::to_string(x.source.id());
+          children_.emplace(x.source.address(), name);
+          if (!aggregator_.is_component(name)) aggregator_.add_component(name);
+          if (have_update_) send(x.source, last_);
+        },
+        [=](source_unregister& x) {
+          demonitor(x.source);
+          child_gone(x.source.address());
+        },
+        [=](source_samples& x) -> samples_ack {
+          samples_ack ack{x.samples.size(), 0};
+          auto i = children_.find(caf::actor_cast<caf::actor_addr>(current_sender()));
+          if (i == children_.end()) {
+            ack.dropped = x.samples.size();  // not registered (any more): nothing to join
+            return ack;
+          }
+          received_ += x.samples.size();
+          std::vector<sample> complete;
+          std::vector<sample> valid;
+          valid.reserve(x.samples.size());
+          for (auto& s : x.samples)
+            if (s.end >= s.start && std::isfinite(s.start) && std::isfinite(s.end) &&
+                std::isfinite(s.value))
+              valid.push_back(s);
+          ack.dropped = x.samples.size() - valid.size();
+          aggregator_.add_samples(i->second, valid, complete);
+          if (x.complete_until != no_watermark) {
+            aggregator_.add_watermark(i->second, x.complete_until, complete);
+            auto& w = watermarks_[i->second];
+            w = std::max(w, x.complete_until);
+          }
+          take(complete);
+          return ack;
+        },
+        [=](flush_atom, std::uint64_t id) {
+          if (id == batch_id_) flush();
+        },
+        [=](watermark_atom) {
+          if (buffer_.empty()) flush();
+          delayed_send(this, options_.flush_period, watermark_atom::value);
+        },
+        [=](define_metric& x) {
+          auto rp = make_response_promise<metric_info>();
+          request(upstream_, caf::infinite, x)
+              .then(
+                  [=](metric_info& m) mutable {
+                    styles_[m.name] = m.style;
+                    rp.deliver(m);
+                  },
+                  [=](caf::error& e) mutable { rp.deliver(e); });
+          return rp;
+        },
+        [=](metric_list& l) {
+          for (auto& m : l.metrics) styles_[m.name] = m.style;
+        },
+        [=](relay_node_ready_atom) {
+          auto rp = make_response_promise<ok_reply>();
+          if (have_update_)
+            rp.deliver(ok_reply{});
+          else
+            waiting_.push_back(rp);
+          return rp;
+        },
+        [=](relay_node_stats_atom) {
+          return caf::make_message(received_, sent_, batches_,
+                                   static_cast<std::uint64_t>(children_.size()));
+        },
+        [=](samples_ack&) {}, [=](ok_reply) {},  // upstream acknowledged
+    };
+  }
+
+ protected:
+  void on_exit() override {
+    flush();
+    auto why = fail_state() ? fail_state() : caf::make_error(caf::exit_reason::normal);
+    for (auto& rp : waiting_) rp.deliver(why);
+    waiting_.clear();
+  }
+
+ private:
+  void learn_metrics() {
+    request(upstream_, std::chrono::seconds(30), list_metrics{})
+        .then([=](metric_list& l) { for (auto& m : l.metrics) styles_[m.name] = m.style; },
+              [](caf::error&) {});
+  }
+
+  metric_style style_of(mi_handle h) const {
+    auto i = metric_of_.find(h.id);
+    if (i == metric_of_.end()) return metric_style::counter;
+    auto j = styles_.find(i->second);
+    return j == styles_.end() ? metric_style::counter : j->second;
+  }
+
+  void on_update(source_update& u) {
+    bool unknown = false;
+    for (auto& m : u.mis) {
+      metric_of_[m.mi.id] = m.metric;
+      unknown = unknown || !styles_.count(m.metric);
+    }
+    if (unknown) learn_metrics();
+    last_ = u;
+    if (!have_update_) {
+      have_update_ = true;
+      origin_ = u.origin;
+      delayed_send(this, options_.flush_period, watermark_atom::value);
+      for (auto& rp : waiting_) rp.deliver(ok_reply{});
+      waiting_.clear();
+    }
+    for (auto& [addr, name] : children_)
+      if (auto child = caf::actor_cast<caf::actor>(addr)) send(child, last_);
+  }
+
+  // A child that went down or unregistered stops holding the aggregate back; what it sent
+  // is kept and goes up as the others advance.
+  void child_gone(const caf::actor_addr& child) {
+    auto i = children_.find(child);
+    if (i == children_.end()) return;
+    auto name = i->second;
+    children_.erase(i);
+    for (auto& [addr, other] : children_)
+      if (other == name) return;  // another live child shares the name
+    std::vector<sample> complete;
+    aggregator_.remove_component(name, complete);
+    watermarks_.erase(name);
+    take(complete);
+  }
+
+  void take(std::vector<sample>& complete) {
+    if (complete.empty()) return;
+    if (buffer_.empty())
+      delayed_send(this, options_.flush_period, flush_atom::value, ++batch_id_);
+    buffer_.insert(buffer_.end(), complete.begin(), complete.end());
+    if (buffer_.size() >= options_.batch) flush();
+  }
+
+  // Engine time now on this node's wall clock (the engine's origin came with the update).
+  time_ns now() const {
+    auto wall =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return to_ns(wall - origin_);
+  }
+
+  // Everything before the least watermark of the live children was received from each of
+  // them, so aggregated and sent. A child that sent none yet holds nothing (as a daemon's
+  // silent source); with no child holding, it is this node's present. Never backwards.
+  time_ns watermark() const {
+    if (!have_update_) return no_watermark;
+    time_ns w = now();
+    for (auto& [name, mark] : watermarks_) w = std::min(w, mark);
+    return std::max(w, sent_watermark_);
+  }
+
+  void flush() {
+    ++batch_id_;
+    if (!upstream_) return;
+    const time_ns w = watermark();
+    if (buffer_.empty() && w <= sent_watermark_) return;
+    if (!buffer_.empty()) ++batches_;
+    sent_ += buffer_.size();
+    send(upstream_, source_samples{std::move(buffer_), w});
+    sent_watermark_ = w;
+    buffer_.clear();
+    buffer_.reserve(options_.batch);
+  }
+
+  caf::actor upstream_;
+  relay_node_options options_;
+  component_aggregator aggregator_;
+  std::map<caf::actor_addr, std::string> children_;  // live children and their names
+  std::map<std::string, time_ns> watermarks_;        // the latest of each live child
+  std::map<std::uint64_t, std::string> metric_of_;   // MI id -> metric name
+  std::map<std::string, metric_style> styles_;       // metric name -> style
+  source_update last_;
+  bool have_update_ = false;
+  double origin_ = 0;
+  std::vector<sample> buffer_;
+  std::uint64_t batch_id_ = 0;
+  std::uint64_t received_ = 0;
+  std::uint64_t sent_ = 0;
+  std::uint64_t batches_ = 0;
+  time_ns sent_watermark_ = no_watermark;
+  std::vector<caf::typed_response_promise<ok_reply>> waiting_;
+};
+
+}  // namespace
+
+caf::actor spawn_relay_node(caf::actor_system& sys, caf::actor upstream, relay_node_options o) {
+  if (o.component.empty()) o.component = default_component_name();
+  return sys.spawn<relay_node>(std::move(upstream), std::move(o));
+}
+
+}  // namespace perfdm

@@ -1,0 +1,44 @@
+// An internal node of a tree of daemons (`perfdm relay`, issue 22). Towards its children
+// (daemons and other relays, which connect to it as to an engine, through the remote bridge
+// it publishes) it stands in for the data manager; towards its upstream (the engine or
+// another relay) it is ONE component. It
+// - registers upstream as component `name` and passes every source_update it gets to every
+//   child, so interval changes and enable/disable reach every leaf;
+// - aggregates its children's samples interval by interval with the engine's own aggregation
+//   (dm/component_aggregator: an interval goes up once every live child reported it or
+//   watermarked past it; a COUNTER's sums stay exact, a SAMPLED level is summed over the
+//   children) and sends what is complete upstream in batches, as a daemon does (`batch`
+//   samples or `flush_period` after the first, whichever comes first);
+// - sends with every batch, and alone every flush period while it moves, its watermark: the
+//   least of its live children's watermarks (everything before it was received from every
+//   child, hence aggregated and sent), so depth adds no waiting beyond the flushes;
+// - forwards every other request (DEFINE, STATUS, ENABLE, ...) upstream, where the metric
+//   instances live, and the answer back; it learns each metric's style from the DEFINEs that
+//   pass through and from the upstream's metric list;
+// - ends when its upstream goes down (its children then see their upstream go down).
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <chrono>
+#include <string>
+
+namespace perfdm {
+
+struct relay_node_options {
+  std::string component;  // the name upstream; "<host>:<pid>" by default
+  std::size_t batch = 2048;
+  std::chrono::milliseconds flush_period{5};
+};
+
+// relay_node_stats_atom -> (samples received from children, samples sent upstream, batches
+// sent upstream, live children).
+using relay_node_stats_atom = caf::atom_constant<caf::atom("rnodestat")>;
+
+// Answered with ok_reply once the node registered upstream and heard its first
+// source_update; with the reason it ended if it ends first.
+using relay_node_ready_atom = caf::atom_constant<caf::atom("rnoderdy")>;
+
+caf::actor spawn_relay_node(caf::actor_system& sys, caf::actor upstream, relay_node_options o);
+
+}  // namespace perfdm

@@ -1,0 +1,108 @@
+#!/bin/bash
+# A simulated cluster on one machine (issue 22): one engine, RELAYS relays (0: the daemons
+# connect straight to the engine) and N daemons, each a host of its own: its own UTS
+# namespace (`unshare -u`) with hostname hostK, so /Machine/hostK differs per daemon, each
+# watching a small workload of its own (a shell that counts, then sleeps a second). All traffic is on
+# 127.0.0.1. Needs root (or CAP_SYS_ADMIN) for unshare -u; without it, --no-unshare keeps
+# one hostname and names the daemons hostK anyway.
+#
+# Usage: scripts/cluster.sh N [--relays R] [--seconds S] [--enable METRIC] [--no-unshare]
+#   --enable METRIC: a watcher (perfdm client --watch) enables METRIC over the whole program
+#   ("/") once the daemons registered, as a person watching the cluster would.
+#   With --seconds S it runs S seconds and then tears everything down (for benchmarks: it
+#   prints the engine's CPU seconds over the run and how many daemons had registered);
+#   without it, it prints the engine's address and runs until Enter or Ctrl-C.
+# PERFDM=path/to/perfdm (default build/perfdm next to this script).
+set -u
+N=${1:?usage: cluster.sh N [--relays R] [--seconds S] [--no-unshare]}
+shift
+RELAYS=0 SECONDS_TO_RUN="" UNSHARE=1 ENABLE=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --relays) RELAYS=$2; shift 2 ;;
+    --seconds) SECONDS_TO_RUN=$2; shift 2 ;;
+    --no-unshare) UNSHARE=0; shift ;;
+    --enable) ENABLE=$2; shift 2 ;;
+    *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+PERFDM=${PERFDM:-$(cd "$(dirname "$0")/.." && pwd)/build/perfdm}
+DIR=$(mktemp -d /tmp/perfdm_cluster.XXXXXX)
+PIDS=()
+teardown() {
+  # Daemons and relays first (SIGTERM: they leave in bounded time), then the engine.
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for _ in $(seq 100); do
+    alive=0
+    for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive -eq 0 ] && break
+    sleep 0.1
+  done
+  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  for f in "$DIR"/work*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
+  [ -n "${WATCHER:-}" ] && kill -TERM "$WATCHER" 2>/dev/null
+  [ -n "${ENGINE:-}" ] && kill -TERM "$ENGINE" 2>/dev/null && wait "$ENGINE" 2>/dev/null
+  rm -rf "$DIR"
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+port_of() {  # the port a process printed after "publishing on 127.0.0.1:"
+  for _ in $(seq 200); do
+    p=$(sed -n 's/.*publishing on 127.0.0.1:\([0-9]*\).*/\1/p' "$1" | head -1)
+    [ -n "$p" ] && { echo "$p"; return 0; }
+    sleep 0.05
+  done
+  echo "cluster.sh: no port in $1: $(cat "$1")" >&2
+  return 1
+}
+
+"$PERFDM" engine --publish 127.0.0.1:0 --log "$DIR/engine.log" </dev/null 2>"$DIR/engine.err" &
+ENGINE=$!
+EPORT=$(port_of "$DIR/engine.err") || exit 1
+UPSTREAMS=()
+for r in $(seq "$RELAYS"); do
+  "$PERFDM" relay --upstream 127.0.0.1:$EPORT --publish 127.0.0.1:0 --name "relay$r" \
+    2>"$DIR/relay$r.err" &
+  PIDS+=($!)
+  UPSTREAMS+=("127.0.0.1:$(port_of "$DIR/relay$r.err")") || exit 1
+done
+[ "$RELAYS" -eq 0 ] && UPSTREAMS=("127.0.0.1:$EPORT")
+# The workload: a shell that counts to 2000 then sleeps a second, over and over (a few ms of
+# CPU a second, one fork a second). Its pid goes to a file so the teardown ends it too.
+WORK='while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 1; done'
+for k in $(seq "$N"); do
+  up=${UPSTREAMS[$(( (k - 1) % ${#UPSTREAMS[@]} ))]}
+  # The workload and its daemon share the host's namespace; the daemon replaces the shell
+  # (exec), so SIGTERM to the recorded pid reaches the daemon itself.
+  run="sh -c '$WORK' & echo \$! >'$DIR/work$k.pid'; exec \"$PERFDM\" daemon --upstream $up --name host$k --checktime 1000 --pid \$!"
+  if [ "$UNSHARE" -eq 1 ]; then
+    unshare -u sh -c "hostname host$k; $run" >/dev/null 2>"$DIR/daemon$k.err" &
+  else
+    sh -c "$run" >/dev/null 2>"$DIR/daemon$k.err" &
+  fi
+  PIDS+=($!)
+done
+registered() { grep -l "forwarding to" "$DIR"/daemon*.err 2>/dev/null | wc -l; }
+echo "cluster: engine 127.0.0.1:$EPORT, $RELAYS relays, $N daemons (files in $DIR)"
+for _ in $(seq 300); do [ "$(registered)" -ge "$N" ] && break; sleep 0.1; done
+if [ -n "$ENABLE" ]; then
+  mkfifo "$DIR/watcher.in"
+  "$PERFDM" client 127.0.0.1:$EPORT --watch <"$DIR/watcher.in" >"$DIR/watcher.out" 2>&1 &
+  WATCHER=$!
+  exec 3>"$DIR/watcher.in"  # held open: the watcher reads its requests, then keeps watching
+  printf 'STREAM\nENABLE STREAM=$STREAM METRIC=%s\n' "$ENABLE" >&3
+  sleep 1
+fi
+if [ -z "$SECONDS_TO_RUN" ]; then
+  echo "cluster: $(registered) of $N daemons registered; Enter or Ctrl-C tears it down"
+  read -r _
+  exit 0
+fi
+start_ticks=$(awk '{print $14 + $15}' /proc/$ENGINE/stat)
+start=$(date +%s.%N)
+sleep "$SECONDS_TO_RUN"
+end_ticks=$(awk '{print $14 + $15}' /proc/$ENGINE/stat)
+elapsed=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN{printf "%.3f", a - b}')
+hz=$(getconf CLK_TCK)
+echo "cluster: registered $(registered) of $N; engine CPU $(awk -v a="$end_ticks" -v b="$start_ticks" -v h="$hz" 'BEGIN{printf "%.3f", (a - b) / h}') s over ${elapsed} s"

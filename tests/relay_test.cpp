@@ -1,0 +1,200 @@
+// Relay trees of daemons (issue 22), all real processes on 127.0.0.1: `perfdm relay` between
+// the engine and its daemons aggregates them (the engine's aggregation) into one component;
+// a relay under a relay works the same (any depth); when the engine goes away, relays and
+// daemons below all leave, in bounded time, with status 1.
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "tests/live_engine_test_support.hpp"
+#include "tests/remote_test_support.hpp"
+
+using namespace perfdm;
+using remote_test::eventually;
+using remote_test::process;
+using remote_test::published_engine;
+using remote_test::run_client;
+using remote_test::start_client;
+
+namespace {
+
+// `perfdm relay --upstream UPSTREAM --publish 127.0.0.1:0 --name NAME`; its port is read from
+// its standard error.
+class relay_process {
+ public:
+  relay_process(const std::string& upstream, const std::string& name)
+      : p_({PERFDM_BINARY, "relay", "--upstream", upstream, "--publish", "127.0.0.1:0", "--name",
+            name},
+           "", "relay") {
+    const std::string marker = "publishing on 127.0.0.1:";
+    bool up = eventually([&] {
+      auto text = p_.err();
+      auto at = text.find(marker);
+      if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
+      port_ = std::stoi(text.substr(at + marker.size()));
+      return true;
+    });
+    if (!up) throw std::runtime_error("the relay did not publish: " + p_.err());
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  process& proc() { return p_; }
+
+ private:
+  process p_;
+  int port_ = 0;
+};
+
+std::unique_ptr<process> start_daemon(const std::string& upstream, const std::string& name,
+                                      const test::workload& w) {
+  return std::make_unique<process>(
+      std::vector<std::string>{PERFDM_BINARY, "daemon", "--upstream", upstream, "--name", name,
+                               "--attach", std::to_string(w.pid)},
+      "", "relay_daemon");
+}
+
+bool forwarding(const process& daemon) {
+  return daemon.err().find("forwarding to") != std::string::npos;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::vector<double> buckets(const std::string& engine, int mi) {
+  auto r = run_client(engine, {"DATA", "MI=" + std::to_string(mi)});
+  std::smatch m;
+  std::vector<double> out;
+  if (!std::regex_search(r.out, m, std::regex(">([^<]*)</HISTOGRAM>"))) return out;
+  std::istringstream in(m[1].str());
+  for (double v; in >> v;) out.push_back(v);
+  return out;
+}
+
+std::string focus(const test::workload& w) {
+  return " FOCUS=/Process/perfdm_workload{" + std::to_string(w.pid) + "}";
+}
+
+// Enables work.requests over the whole program (MI 0) and over each workload (MIs 1, 2),
+// then checks that at least 3 complete buckets of the whole are the sum of the two.
+void check_whole_is_sum(const published_engine& engine, const test::workload& w1,
+                        const test::workload& w2) {
+  auto watcher = start_client(engine.address(), {"--watch"},
+                              "STREAM\n"
+                              "ENABLE STREAM=$STREAM METRIC=work.requests\n"
+                              "ENABLE STREAM=$STREAM METRIC=work.requests" +
+                                  focus(w1) + "\nENABLE STREAM=$STREAM METRIC=work.requests" +
+                                  focus(w2) + "\n");
+  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 4; }));
+  std::vector<std::vector<double>> hs;
+  std::vector<std::size_t> compared;
+  REQUIRE(eventually([&] {
+    hs = {buckets(engine.address(), 0), buckets(engine.address(), 1),
+          buckets(engine.address(), 2)};
+    auto last = std::min({hs[0].size(), hs[1].size(), hs[2].size()});
+    compared.clear();
+    // The first bucket with data (the MIs started at slightly different times) and the last
+    // two, still filling, are left out.
+    for (std::size_t k = 0; k + 2 < last; ++k)
+      if (hs[0][k] >= 0 && hs[1][k] >= 0 && hs[2][k] >= 0) compared.push_back(k);
+    return compared.size() >= 4;
+  }));
+  compared.erase(compared.begin());
+  for (auto k : compared) {
+    INFO("bucket " << k);
+    CHECK(hs[0][k] == Approx(hs[1][k] + hs[2][k]).epsilon(1e-9));
+    CHECK(hs[1][k] > 0);
+    CHECK(hs[2][k] > 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("relay: two daemons through a relay are one component, aggregated as the engine does",
+          "[relay][remote]") {
+  published_engine engine;
+  relay_process relay(engine.address(), "relay-a");
+  test::workload w1, w2;
+  auto d1 = start_daemon(relay.address(), "node-1", w1);
+  auto d2 = start_daemon(relay.address(), "node-2", w2);
+  REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
+  auto status = run_client(engine.address(), {"STATUS"});
+  CHECK(status.out.find("<COMPONENT NAME='relay-a'/>") != std::string::npos);
+  CHECK(status.out.find("node-1") == std::string::npos);
+  check_whole_is_sum(engine, w1, w2);
+
+  // The engine goes away: the relay, then the daemons below it, leave with status 1.
+  engine.proc().signal(SIGKILL);
+  CHECK(relay.proc().wait() == 1);
+  CHECK(relay.proc().err().find("went away") != std::string::npos);
+  CHECK(d1->wait() == 1);
+  CHECK(d2->wait() == 1);
+}
+
+TEST_CASE("relay: a relay under a relay (two levels) carries the data the same",
+          "[relay][remote]") {
+  published_engine engine;
+  relay_process top(engine.address(), "relay-top");
+  relay_process left(top.address(), "relay-left");
+  test::workload w1, w2;
+  auto d1 = start_daemon(left.address(), "node-1", w1);
+  auto d2 = start_daemon(top.address(), "node-2", w2);  // a daemon beside a relay
+  REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
+  auto status = run_client(engine.address(), {"STATUS"});
+  CHECK(status.out.find("<COMPONENT NAME='relay-top'/>") != std::string::npos);
+  CHECK(status.out.find("relay-left") == std::string::npos);
+  check_whole_is_sum(engine, w1, w2);
+  top.proc().signal(SIGTERM);
+  CHECK(top.proc().wait() == 0);
+  CHECK(left.proc().wait() == 1);
+  CHECK(d1->wait() == 1);
+  CHECK(d2->wait() == 1);
+}
+
+TEST_CASE("relay: a bad address or an unreachable upstream is a clear error", "[relay]") {
+  {
+    process r({PERFDM_BINARY, "relay", "--upstream", "nowhere", "--publish", "0"}, "", "relay");
+    CHECK(r.wait() == 2);
+    CHECK(r.err().find("is not HOST:PORT") != std::string::npos);
+  }
+  {
+    process r({PERFDM_BINARY, "relay", "--upstream", "127.0.0.1:1", "--publish", "0",
+               "--connect-timeout", "5"},
+              "", "relay");
+    CHECK(r.wait() == 2);
+    CHECK(r.err().find("cannot reach the upstream at 127.0.0.1:1") != std::string::npos);
+  }
+}
+
+TEST_CASE("relay: daemons in UTS namespaces of their own are separate hosts under /Machine",
+          "[relay][remote]") {
+  if (std::system("unshare -u true 2>/dev/null") != 0) {
+    WARN("unshare -u is not permitted here (needs CAP_SYS_ADMIN): skipped");
+    return;
+  }
+  published_engine engine;
+  relay_process relay(engine.address(), "relay-h");
+  process sleeper({"/bin/sleep", "60"}, "", "relay_sleeper");
+  auto host_daemon = [&](const std::string& host) {
+    return std::make_unique<process>(
+        std::vector<std::string>{"/usr/bin/unshare", "-u", "/bin/sh", "-c",
+                                 "hostname " + host + " && exec " + PERFDM_BINARY +
+                                     " daemon --upstream " + relay.address() + " --pid " +
+                                     std::to_string(sleeper.pid())},
+        "", "relay_host_daemon");
+  };
+  auto a = host_daemon("perfdm-test-host-a");
+  auto b = host_daemon("perfdm-test-host-b");
+  REQUIRE(eventually([&] { return forwarding(*a) && forwarding(*b); }));
+  // Each daemon's default component name is its own host's.
+  CHECK(a->err().find("component perfdm-test-host-a:") != std::string::npos);
+  REQUIRE(eventually([&] {
+    auto r = run_client(engine.address(), {"RESOURCES"}).out;
+    return r.find("/Machine/perfdm-test-host-a/") != std::string::npos &&
+           r.find("/Machine/perfdm-test-host-b/") != std::string::npos;
+  }));
+}
