@@ -19,6 +19,8 @@ int state_rank(const std::string& s) {
   return 3;
 }
 
+}  // namespace
+
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
@@ -40,8 +42,6 @@ std::string json_number(double x) {
   auto s = format_number(x);
   return s == "nan" || s == "inf" || s == "-inf" ? "null" : s;
 }
-
-}  // namespace
 
 std::string shg_focus_text(const shg_node_info& n) {
   return "<" + n.code + ", " + n.machine + ", " + n.syncobject + ">";
