@@ -1,6 +1,7 @@
 #include "cli/search_command.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -225,7 +226,13 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     before = n.state;
     if (!line.empty() && live_lines && o.shg) out << stamp() << line << '\n' << std::flush;
   };
-  auto quiet = [](const session_line&) {};  // a descendant may be gone before its WATCH
+  std::vector<process_info> watched;  // what each WATCH answered: the processes searched
+  auto watch_reply = [&](const session_line& l) {
+    if (l.kind == session_line::reply && l.message.match_elements<process_info>())
+      watched.push_back(l.message.get_as<process_info>(0));
+  };
+  // A descendant may be gone before its WATCH: no error for that.
+  auto quiet = [&](const session_line& l) { watch_reply(l); };
   auto print_new_findings = [&] {
     for (auto& f : watch.take_new())
       if (live_lines) out << stamp() << f.text << '\n' << std::flush;
@@ -233,7 +240,10 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   std::vector<int> pids = o.pids;
   if (program) pids.insert(pids.begin(), program->pid());
   for (auto pid : pids) {
-    s.run_line(watch_xml(pid), handle);
+    s.run_line(watch_xml(pid), [&](const session_line& l) {
+      handle(l);
+      watch_reply(l);
+    });
     if (refused) return 1;  // the launched program is ended by its destructor
   }
   s.run_line("<DYPER PID='DM' COMMAND='STREAM'/>", handle);
@@ -278,11 +288,6 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     if (l.kind == session_line::reply && l.message.match_elements<findings_reply>())
       found = l.message.get_as<findings_reply>(0);
   });
-  process_list watched;
-  s.run_line("<DYPER PID='DM' COMMAND='PROCESSES'/>", [&](const session_line& l) {
-    if (l.kind == session_line::reply && l.message.match_elements<process_list>())
-      watched = l.message.get_as<process_list>(0);
-  });
   std::vector<pc::node_view> views;
   for (auto& n : graph.nodes) views.push_back(node_view_of(n));
   auto open = pc::inconclusive_nodes(views, o.json ? views.size() : found.findings.empty() ? 10 : 5);
@@ -292,6 +297,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     how = "the program (pid " + std::to_string(program->pid()) + ") " +
           (ended_by_us ? std::string(interrupted ? "was stopped on interrupt: " : "was ended at --seconds: ")
                        : std::string()) +
+          (WIFSIGNALED(*exit_status) && !ended_by_us ? "was " : "") +
           launched_program::describe(*exit_status) + " after " + seconds_text(searched);
   } else if (all_gone) {
     how = "the process exited after " + seconds_text(searched);
@@ -304,16 +310,15 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
       program_json = "\"program\":{\"pid\":" + std::to_string(program->pid()) +
                      ",\"exit_code\":" + std::to_string(launched_program::exit_code(*exit_status)) +
                      ",\"ended_by\":" +
-                     json_string(!ended_by_us ? "exit" : interrupted ? "interrupt" : "seconds") +
-                     ",\"status\":" + json_string(launched_program::describe(*exit_status)) + "},";
+                     shg_json_string(!ended_by_us ? "exit" : interrupted ? "interrupt" : "seconds") +
+                     ",\"status\":" + shg_json_string(launched_program::describe(*exit_status)) + "},";
     std::string processes;
-    for (auto& p : watched.processes)
-      if (p.watched)
-        processes += std::string(processes.empty() ? "" : ",") + "{\"pid\":" +
-                     std::to_string(p.pid) + ",\"name\":" + json_string(p.name) + "}";
+    for (auto& p : watched)
+      processes += std::string(processes.empty() ? "" : ",") + "{\"pid\":" +
+                     std::to_string(p.pid) + ",\"name\":" + shg_json_string(p.name) + "}";
     auto nodes = shg_json(graph.nodes);  // {"nodes":[…]}
     *report << "{" << program_json << "\"processes\":[" << processes
-            << "],\"seconds\":" << json_number(searched)
+            << "],\"seconds\":" << shg_json_number(searched)
             << ",\"findings\":" << findings_json(found.findings)
             << ",\"inconclusive\":" << inconclusive_json(open) << "," << nodes.substr(1) << '\n';
   } else {

@@ -10,9 +10,9 @@ namespace {
 
 std::string focus_json(const std::string& code, const std::string& machine,
                        const std::string& syncobject, const std::string& file) {
-  return "{\"code\":" + json_string(code) + ",\"machine\":" + json_string(machine) +
-         ",\"syncobject\":" + json_string(syncobject) +
-         ",\"file\":" + (file.empty() ? std::string("null") : json_string(file)) + "}";
+  return "{\"code\":" + shg_json_string(code) + ",\"machine\":" + shg_json_string(machine) +
+         ",\"syncobject\":" + shg_json_string(syncobject) +
+         ",\"file\":" + (file.empty() ? std::string("null") : shg_json_string(file)) + "}";
 }
 
 }  // namespace
@@ -58,14 +58,14 @@ std::string findings_json(const std::vector<finding_info>& findings) {
   std::string out = "[";
   for (auto& f : findings) {
     if (out.size() > 1) out += ',';
-    out += "{\"rank\":" + std::to_string(f.rank) + ",\"hypothesis\":" + json_string(f.hypothesis) +
+    out += "{\"rank\":" + std::to_string(f.rank) + ",\"hypothesis\":" + shg_json_string(f.hypothesis) +
            ",\"focus\":" + focus_json(f.code, f.machine, f.syncobject, f.file) +
-           ",\"value\":" + json_number(f.value) + ",\"threshold\":" + json_number(f.threshold) +
-           ",\"since\":" + (f.since >= 0 ? json_number(f.since) : "null") +
+           ",\"value\":" + shg_json_number(f.value) + ",\"threshold\":" + shg_json_number(f.threshold) +
+           ",\"since\":" + (f.since >= 0 ? shg_json_number(f.since) : "null") +
            ",\"pid\":" + (f.pid ? std::to_string(f.pid) : "null") +
            ",\"tid\":" + (f.tid ? std::to_string(f.tid) : "null") +
-           ",\"function\":" + (f.function.empty() ? "null" : json_string(f.function)) +
-           ",\"text\":" + json_string(f.text) + "}";
+           ",\"function\":" + (f.function.empty() ? "null" : shg_json_string(f.function)) +
+           ",\"text\":" + shg_json_string(f.text) + "}";
   }
   return out + "]";
 }
@@ -75,13 +75,13 @@ std::string inconclusive_json(const std::vector<pc::finding>& open) {
   for (auto& f : open) {
     auto& n = f.node;
     if (out.size() > 1) out += ',';
-    out += "{\"hypothesis\":" + json_string(n.hypothesis) +
+    out += "{\"hypothesis\":" + shg_json_string(n.hypothesis) +
            ",\"focus\":" + focus_json(n.code, n.machine, n.syncobject, n.file) +
-           ",\"value\":" + json_number(n.value) + ",\"threshold\":" + json_number(n.threshold) +
-           ",\"low\":" + (std::isnan(n.low) ? "null" : json_number(n.low)) +
-           ",\"high\":" + (std::isnan(n.high) ? "null" : json_number(n.high)) +
+           ",\"value\":" + shg_json_number(n.value) + ",\"threshold\":" + shg_json_number(n.threshold) +
+           ",\"low\":" + (std::isnan(n.low) ? "null" : shg_json_number(n.low)) +
+           ",\"high\":" + (std::isnan(n.high) ? "null" : shg_json_number(n.high)) +
            ",\"samples\":" + (n.samples >= 0 ? std::to_string(n.samples) : "null") +
-           ",\"text\":" + json_string(f.text) + "}";
+           ",\"text\":" + shg_json_string(f.text) + "}";
   }
   return out + "]";
 }

@@ -1,12 +1,10 @@
 #include "cli/top_command.hpp"
 
-#include <curses.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <clocale>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -14,6 +12,7 @@
 #include <optional>
 
 #include "cli/program_launcher.hpp"
+#include "cli/top_terminal.hpp"
 #include "cli/xml_session.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/search_messages.hpp"
@@ -108,13 +107,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
   }
   if (program) program->release();
 
-  std::setlocale(LC_ALL, "");  // the em dash of the findings, in a UTF-8 terminal
-  initscr();
-  cbreak();
-  noecho();
-  keypad(stdscr, TRUE);
-  curs_set(0);
-  timeout(100);
+  terminal::start();
   top::top_model model;
   auto v = top::view::cpu;
   auto start = std::chrono::steady_clock::now();
@@ -123,7 +116,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
   std::string name = program ? o.command.front() : "pid " + std::to_string(pids.front());
   std::vector<std::string> last_findings;
   while (!top_stop) {
-    int key = getch();
+    int key = terminal::key(100);
     if (key == 'q' || key == 'Q') break;
     if (key == 'c') v = top::view::cpu;
     if (key == 'o') v = top::view::offcpu;
@@ -137,7 +130,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     double t = std::chrono::duration<double>(now - start).count();
     if (o.seconds > 0 && t >= o.seconds) break;
     if (program && !exit_status) exit_status = program->wait_status();
-    if (now < next_refresh && key == ERR) continue;
+    if (now < next_refresh && key < 0) continue;
     if (now >= next_refresh) {
       next_refresh = now + std::chrono::seconds(1);
       for (auto pid : pids)
@@ -152,17 +145,11 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     std::snprintf(clock, sizeof clock, "%.0f s", t);
     model.status(name + " \u2014 " +
                  (exit_status ? launched_program::describe(*exit_status) : std::string(clock)));
-    int h, w;
-    getmaxyx(stdscr, h, w);
-    auto lines = model.screen(v, w, h);
-    for (int y = 0; y < static_cast<int>(lines.size()); ++y) {
-      if (y == 0) attron(A_REVERSE);
-      mvaddstr(y, 0, lines[y].c_str());
-      if (y == 0) attroff(A_REVERSE);
-    }
-    refresh();
+    int w, h;
+    terminal::size(w, h);
+    terminal::draw(model.screen(v, w, h));
   }
-  endwin();
+  terminal::stop();
   // The answer stays on the terminal after the screen is gone.
   for (std::size_t i = 0; i < last_findings.size(); ++i)
     out << i + 1 << ". " << last_findings[i] << '\n';

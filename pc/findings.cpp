@@ -71,6 +71,26 @@ std::vector<const node_view*> refinements(const node_view& a, const std::vector<
   return out;
 }
 
+// 0 for /Code, 1 for a module, 2 for a function.
+int code_depth(const std::string& code) {
+  if (code.size() <= 6) return 0;
+  return code.find('/', 6) == std::string::npos ? 1 : 2;
+}
+
+// A finding at the root of /Code or at a module gives way to one at a function, of the same
+// hypothesis (or a sub-hypothesis) and at least as narrow elsewhere: a module's inclusive time
+// holds the start-up frames of every stack (libc's __libc_start_main), so "in module
+// libc.so.6" is true of any busy program and says nothing a function does not say better.
+bool dominated(const node_view& f, const std::vector<node_view>& found) {
+  if (code_depth(f.code) >= 2) return false;
+  for (auto& g : found)
+    if (g.id != f.id && code_depth(g.code) == 2 && same_or_sub_hypothesis(g.hypothesis, f.hypothesis) &&
+        at_or_below(g.machine, f.machine) && at_or_below(g.syncobject, f.syncobject) &&
+        at_or_below(g.file, f.file))
+      return true;
+  return false;
+}
+
 double score_of(const node_view& n) {
   if (greater_test(n.hypothesis)) return n.threshold > 0 ? n.value / n.threshold : n.value;
   if (n.value <= 0) return std::numeric_limits<double>::max();
@@ -148,13 +168,16 @@ bool refines_by_focus(const node_view& b, const node_view& a) {
 
 std::vector<finding> findings(const std::vector<node_view>& nodes) {
   auto below = descendants(nodes);
-  std::vector<finding> out;
+  std::vector<node_view> leaves;
   for (auto& n : nodes) {
     if (!is_true(n)) continue;
     auto r = refinements(n, nodes, below);
     if (std::none_of(r.begin(), r.end(), [](const node_view* b) { return is_true(*b); }))
-      out.push_back(make_finding(n, false));
+      leaves.push_back(n);
   }
+  std::vector<finding> out;
+  for (auto& n : leaves)
+    if (!dominated(n, leaves)) out.push_back(make_finding(n, false));
   rank(out);
   return out;
 }

@@ -156,3 +156,20 @@ TEST_CASE("pc findings: no true node, no finding; open nodes say what the data s
   CHECK(open[1].text == "ExcessiveSyncWaitingTime 1% of time \u2014 inconclusive: value 0.01 against 0.2");
   CHECK(inconclusive_nodes(g, 1).size() == 1);
 }
+
+TEST_CASE("pc findings: a module or the whole program gives way to a function found true",
+          "[pc]") {
+  std::vector<node_view> g{
+      node(0, {}, "CPUbound", "/Code", "/Machine", "true", 0.99, 0.6),
+      node(1, {0}, "CPUbound", "/Code/libc.so.6", "/Machine", "true", 0.98, 1.4),
+      node(2, {0}, "CPUbound", "/Code/pc_cpu/main", "/Machine", "true", 0.98, 1.9),
+      node(3, {2}, "CPUbound", "/Code/pc_cpu/tokenize", host, "true", 0.9, 8.8),
+      node(4, {0}, "CPUbound", "/Code", thread, "true", 0.97, 2.0),
+  };
+  auto f = findings(g);
+  // libc.so.6 (every stack starts there) gives way to tokenize; the thread, which tokenize's
+  // node does not name, stays a finding of its own.
+  REQUIRE(f.size() == 2);
+  CHECK(f[0].node.id == 4);
+  CHECK(f[1].node.id == 3);
+}
