@@ -50,7 +50,8 @@ ssize_t read_all(int fd, void* p, std::size_t n) {
 }
 
 // The middle process: everything between its fork and its _exit is a system call.
-[[noreturn]] void run_middle(const char* path, char* const* argv, int go_fd, int status_fd) {
+[[noreturn]] void run_middle(const char* path, char* const* argv, int go_fd, int status_fd,
+                             int null_fd) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // perfdm gone: the middle goes (its tracee is released)
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   // Ctrl-C reaches the terminal's whole process group: the program takes it, the middle
@@ -67,6 +68,10 @@ ssize_t read_all(int fd, void* p, std::size_t n) {
     close(status_fd);
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
+    if (null_fd >= 0) {
+      dup2(null_fd, STDOUT_FILENO);
+      dup2(null_fd, STDERR_FILENO);
+    }
     ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
     execv(path, argv);
     int e = errno;
@@ -133,7 +138,7 @@ std::string find_in_path(const std::string& name) {
   return "";
 }
 
-launched_program::launched_program(const std::vector<std::string>& args) {
+launched_program::launched_program(const std::vector<std::string>& args, bool quiet) {
   if (args.empty()) throw launch_error("no command to run");
   std::string path = find_in_path(args[0]);
   if (path.empty()) throw launch_error(args[0] + ": command not found");
@@ -149,13 +154,15 @@ launched_program::launched_program(const std::vector<std::string>& args) {
     ::close(go[1]);
     throw launch_error("cannot make a pipe");
   }
+  int null_fd = quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
   middle_ = fork();
   if (middle_ < 0) throw launch_error(std::string("cannot fork: ") + std::strerror(errno));
   if (middle_ == 0) {
     close(go[1]);
     close(status[0]);
-    run_middle(path.c_str(), argv.data(), go[0], status[1]);
+    run_middle(path.c_str(), argv.data(), go[0], status[1], null_fd);
   }
+  if (null_fd >= 0) close(null_fd);
   close(go[0]);
   close(status[1]);
   go_fd_ = go[1];

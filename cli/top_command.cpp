@@ -76,7 +76,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
   std::unique_ptr<launched_program> program;
   if (!o.command.empty()) {
     try {
-      program = std::make_unique<launched_program>(o.command);
+      program = std::make_unique<launched_program>(o.command, true);
     } catch (const launch_error& e) {
       err << "perfdm top: cannot start " << e.what() << '\n';
       return e.exit_code;

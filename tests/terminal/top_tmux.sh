@@ -31,9 +31,16 @@ wait_for() {
   fail "no '$1' on the screen within $2 s"
 }
 
-wait_for 'perfdm top' 10
+wait_for 'perfdm top' 20
 wait_for '\[c\]on-CPU' 5
-wait_for '%  tokenize \(pc_cpu\)' 10
+# The hottest function on-CPU, the first row under the header, is tokenize (demangled: the
+# profile names C++ functions in full, "(anonymous namespace)::tokenize(std::…").
+deadline=$((SECONDS + 20))
+until tmux_ capture-pane -p -t "$session" | grep -A1 '^  SELF   TOTAL  FUNCTION' | tail -n 1 |
+  grep -Eq '^ *[0-9.]+% +[0-9.]+%  .*tokenize'; do
+  [ $SECONDS -lt $deadline ] || fail "tokenize is not the hottest function on screen within 20 s"
+  sleep 0.2
+done
 screen="$(tmux_ capture-pane -p -t "$session")"
 width="$(printf '%s\n' "$screen" | awk '{ if (length($0) > w) w = length($0) } END { print w }')"
 [ "$width" -le 80 ] || fail "a line wider than 80 columns ($width)"
