@@ -132,6 +132,18 @@ caf::behavior data_manager::make_behavior() {
                   [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
         return rp;
       },
+      [=](findings_request& x) {
+        record(x, false);
+        auto rp = make_response_promise<findings_reply>();
+        if (!search_) {
+          rp.deliver(findings_reply{});  // no search yet: nothing found
+          return rp;
+        }
+        request(search_, caf::infinite, x)
+            .then([=](findings_reply& r) mutable { rp.deliver(std::move(r)); },
+                  [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
+        return rp;
+      },
       [=](shg_broadcast& x) {
         for (auto& [h, a] : streams_) send(a, shg_node_event{h, x.node});
       },

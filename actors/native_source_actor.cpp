@@ -273,7 +273,9 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         if (!pc_samples.empty())
           self->request(s.dm, caf::infinite, source_samples{std::move(pc_samples)})
               .then([](samples_ack&) {}, [](caf::error&) {});
-        s.delay->record_cost(snap.cost_ns);
+        // Reading new modules is a one-off, not the cost of sampling: it must not stretch
+        // the delay (a program started held loads its libraries after the first sample).
+        if (!snap.modules_changed) s.delay->record_cost(snap.cost_ns);
         s.cost_ns += snap.cost_ns;
         std::vector<int> tids;  // threads started since: a front end may focus on them
         for (auto& t : snap.threads) tids.push_back(t.tid);

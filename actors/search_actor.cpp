@@ -14,6 +14,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
+#include "pc/findings.hpp"
 #include "pc/search_engine.hpp"
 
 namespace perfdm {
@@ -92,6 +93,7 @@ class search_actor : public caf::event_based_actor {
         },
         [=](search_request& x) -> caf::result<search_info> { return on_search(x); },
         [=](shg_request& x) -> caf::result<shg_reply> { return on_shg(x); },
+        [=](findings_request& x) -> caf::result<findings_reply> { return on_findings(x); },
         [=](data_event& x) { on_data(x); },
         [=](fold_event& x) {
           (x.phase == phase_type::global ? global_width_ : current_width_) = x.width;
@@ -208,6 +210,52 @@ class search_actor : public caf::event_based_actor {
     for (auto& s : slots_) {
       if (x.has_search && s.id != x.search) continue;
       for (auto& n : s.engine->graph().nodes()) r.nodes.push_back(node_info(s, n));
+    }
+    return r;
+  }
+
+  // FINDINGS: each search's findings, ranked within it (pc/findings.hpp), with every edge of
+  // its graph.
+  findings_reply on_findings(const findings_request& x) const {
+    findings_reply r;
+    for (auto& s : slots_) {
+      if (x.has_search && s.id != x.search) continue;
+      std::vector<pc::node_view> views;
+      for (auto& n : s.engine->graph().nodes()) {
+        pc::node_view v;
+        v.id = n.id;
+        for (auto& e : n.parents) v.parents.push_back(e.from);
+        v.hypothesis = pc::info(n.hyp).name;
+        v.code = n.focus[pc::hierarchy::code];
+        v.machine = n.focus[pc::hierarchy::machine];
+        v.syncobject = n.focus[pc::hierarchy::syncobject];
+        v.state = pc::state_name(n.state);
+        v.active = n.active;
+        v.value = n.value;
+        v.threshold = n.threshold;
+        v.since = n.since ? *n.since : -1;
+        views.push_back(std::move(v));
+      }
+      std::uint64_t rank = 0;
+      for (auto& f : pc::findings(views)) {
+        finding_info i;
+        i.rank = ++rank;
+        i.search = s.id;
+        i.node = f.node.id;
+        i.hypothesis = f.node.hypothesis;
+        i.code = f.node.code;
+        i.machine = f.node.machine;
+        i.syncobject = f.node.syncobject;
+        i.file = f.node.file;
+        i.value = f.node.value;
+        i.threshold = f.node.threshold;
+        i.since = f.node.since;
+        i.pid = f.pid;
+        i.tid = f.tid;
+        i.function = f.function;
+        i.text = f.text;
+        r.findings.push_back(std::move(i));
+      }
     }
     return r;
   }

@@ -28,6 +28,7 @@
 #include "cli/readable_lines.hpp"
 #include "cli/send_command.hpp"
 #include "cli/search_command.hpp"
+#include "cli/top_command.hpp"
 #include "log/log_command.hpp"
 #include "trace/log_trace.hpp"
 #include "cli/xml_session.hpp"
@@ -304,6 +305,8 @@ int main(int argc, char** argv) {
   auto* relay = perfdm::add_relay_command(app, relay_options);
   perfdm::search_command_options search_options;
   auto* search = perfdm::add_search_command(app, search_options);
+  perfdm::top_command_options top_options;
+  auto* top = perfdm::add_top_command(app, top_options);
 
   CLI11_PARSE(app, argc, argv);
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;
@@ -313,6 +316,7 @@ int main(int argc, char** argv) {
   if (*daemon) return perfdm::run_daemon_command(daemon_options, std::cout, std::cerr);
   if (*relay) return perfdm::run_relay_command(relay_options, std::cout, std::cerr);
   if (*search) return perfdm::run_search_command(search_options, std::cout, std::cerr);
+  if (*top) return perfdm::run_top_command(top_options, std::cout, std::cerr);
 
   perfdm::register_dm_log_printer();
   perfdm::register_frames_log_printer();

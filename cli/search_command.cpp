@@ -1,18 +1,27 @@
 #include "cli/search_command.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <thread>
+#include <unistd.h>
 
-#include "cli/xml_session.hpp"
+#include "cli/program_launcher.hpp"
+#include "cli/search_report.hpp"
 #include "cli/shg_print.hpp"
+#include "cli/xml_session.hpp"
 #include "messages/dm_error.hpp"
+#include "messages/process_messages.hpp"
 #include "messages/search_messages.hpp"
 #include "messages/xml_codec.hpp"
 
@@ -45,21 +54,77 @@ bool process_alive(int pid) {
   return kill(pid, 0) == 0 || errno == EPERM;
 }
 
+std::string watch_xml(int pid) {
+  return "<DYPER PID='DM' COMMAND='WATCH'><PROCESS PID='" + std::to_string(pid) + "'/></DYPER>";
+}
+
+std::string exe_of(int pid) {
+  char buf[4096];
+  auto n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+// The descendants of a launched program, watched as they appear. A new process is watched
+// once two looks in a row find the same executable: a fork about to exec would otherwise be
+// named after its parent.
+class descendant_watch {
+ public:
+  // The processes to WATCH now.
+  std::vector<int> look(const launched_program& p) {
+    std::map<int, std::string> now;
+    std::vector<int> ready;
+    for (auto pid : p.descendants()) {
+      if (watched_.count(pid)) continue;
+      auto exe = exe_of(pid);
+      if (exe.empty()) continue;
+      auto i = last_.find(pid);
+      if (i != last_.end() && i->second == exe) {
+        watched_.insert(pid);
+        ready.push_back(pid);
+      } else {
+        now[pid] = exe;
+      }
+    }
+    last_ = std::move(now);
+    return ready;
+  }
+
+ private:
+  std::set<int> watched_;
+  std::map<int, std::string> last_;
+};
+
+std::string seconds_text(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", t);
+  return buf;
+}
+
 }  // namespace
 
 CLI::App* add_search_command(CLI::App& app, search_command_options& o) {
   auto* sub = app.add_subcommand(
       "search",
-      "Watch a running program and let the Performance Consultant find its "
-      "bottleneck: why (hypothesis), where (function, thread, lock), when (phase)");
-  sub->add_option("--pid", o.pid, "the running process to search")
-      ->required()
+      "Find a program's bottleneck with the Performance Consultant: why (hypothesis), where "
+      "(function, thread, lock), when. Watch running processes (--pid, repeatable) or start "
+      "one: perfdm search [OPTIONS] -- CMD [ARGS...]");
+  sub->add_option("--pid", o.pids, "a running process to search (repeatable)")
       ->check(CLI::PositiveNumber);
-  sub->add_option("--seconds", o.seconds, "how long to search (default 30)")
+  sub->add_option("command", o.command,
+                  "after --: the program to start, held until it is watched, with every "
+                  "process it starts; the search ends when it exits");
+  sub->add_option("--seconds", o.seconds,
+                  "how long to search (default 30; a started program is then ended)")
       ->check(CLI::Range(0.1, 86400.0));
   sub->add_option("--phase", o.phase, "global (default) or current: the phase searched")
       ->check(CLI::IsMember({"global", "current"}));
-  sub->add_flag("--json", o.json, "print the search history graph as one JSON object at the end");
+  sub->add_flag("--json", o.json,
+                "print one JSON object at the end: findings, open nodes, the search history "
+                "graph");
+  sub->add_flag("--shg", o.shg,
+                "print every conclusion as it comes and the whole search history graph at "
+                "the end");
+  sub->add_option("-o,--output", o.output, "write the report to this file instead of stdout");
   sub->add_option("--checktime", o.checktime_ms, "mean milliseconds between stack samples")
       ->check(CLI::Range(0.1, 10000.0));
   sub->add_option("--sufficient-time", o.sufficient_time,
@@ -86,10 +151,27 @@ CLI::App* add_search_command(CLI::App& app, search_command_options& o) {
 }
 
 int run_search_command(const search_command_options& o, std::ostream& out, std::ostream& err) {
+  if (o.pids.empty() && o.command.empty()) {
+    err << "perfdm search: name the program: --pid PID, or -- CMD [ARGS...]\n";
+    return 1;
+  }
+  std::ofstream file;
+  std::ostream* report = &out;
+  if (!o.output.empty()) {
+    file.open(o.output);
+    if (!file) {
+      err << "perfdm search: cannot write the report " << o.output << '\n';
+      return 1;
+    }
+    report = &file;
+  }
   session_options so;
   so.deterministic = false;
   so.engine.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
-  so.command_line = "perfdm search --pid " + std::to_string(o.pid);
+  so.command_line = "perfdm search";
+  for (auto p : o.pids) so.command_line += " --pid " + std::to_string(p);
+  if (!o.command.empty()) so.command_line += " --";
+  for (auto& a : o.command) so.command_line += " " + a;
   std::ofstream record;
   if (!o.record.empty()) {
     record.open(o.record);
@@ -99,9 +181,36 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     }
     so.record = &record;
   }
+  // From here Ctrl-C ends the search (and a started program) with what was found so far.
+  struct sigaction sa {};
+  sa.sa_handler = on_search_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  // The program starts first, held before its first instruction, while perfdm has one thread
+  // (the launcher forks).
+  std::unique_ptr<launched_program> program;
+  if (!o.command.empty()) {
+    try {
+      program = std::make_unique<launched_program>(o.command);
+    } catch (const launch_error& e) {
+      err << "perfdm search: cannot start " << e.what() << '\n';
+      return e.exit_code;
+    }
+  }
   session s(so);
-  std::map<std::uint64_t, std::string> states;  // node id: its last state
+  finding_watch watch;
+  std::map<std::uint64_t, std::string> states;  // node id: its last state (--shg's lines)
   auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto stamp = [&] {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "[%6.1f s] ", elapsed());
+    return std::string(buf);
+  };
+  bool live_lines = !o.json;
   bool refused = false;
   auto handle = [&](const session_line& l) {
     if (l.kind == session_line::error) {
@@ -111,51 +220,112 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     }
     if (l.kind != session_line::event || !l.message.match_elements<shg_node_event>()) return;
     auto& n = l.message.get_as<shg_node_event>(0).node;
+    watch.update(n);
     auto& before = states[n.id];
     auto line = shg_conclusion_line(before, n);
     before = n.state;
-    if (line.empty() || o.json) return;
-    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    char stamp[32];
-    std::snprintf(stamp, sizeof stamp, "[%6.1f s] ", t);
-    out << stamp << line << '\n' << std::flush;
+    if (!line.empty() && live_lines && o.shg) out << stamp() << line << '\n' << std::flush;
   };
-  s.run_line(
-      "<DYPER PID='DM' COMMAND='WATCH'><PROCESS PID='" + std::to_string(o.pid) + "'/></DYPER>",
-      handle);
-  if (refused) return 1;
+  std::vector<process_info> watched;  // what each WATCH answered: the processes searched
+  auto watch_reply = [&](const session_line& l) {
+    if (l.kind == session_line::reply && l.message.match_elements<process_info>())
+      watched.push_back(l.message.get_as<process_info>(0));
+  };
+  // A descendant may be gone before its WATCH: no error for that.
+  auto quiet = [&](const session_line& l) { watch_reply(l); };
+  auto print_new_findings = [&] {
+    for (auto& f : watch.take_new())
+      if (live_lines) out << stamp() << f.text << '\n' << std::flush;
+  };
+  std::vector<int> pids = o.pids;
+  if (program) pids.insert(pids.begin(), program->pid());
+  for (auto pid : pids) {
+    s.run_line(watch_xml(pid), [&](const session_line& l) {
+      handle(l);
+      watch_reply(l);
+    });
+    if (refused) return 1;  // the launched program is ended by its destructor
+  }
   s.run_line("<DYPER PID='DM' COMMAND='STREAM'/>", handle);
   s.run_line(search_request_xml(o), handle);
   if (refused) return 1;
+  if (program) program->release();
 
-  struct sigaction sa {};
-  sa.sa_handler = on_search_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
   auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(o.seconds));
-  bool ended = false;
+  descendant_watch descendants;
+  std::optional<int> exit_status;
+  bool all_gone = false;
+  int ticks = 0;
   while (!search_stop && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     s.drain_events(handle);
-    if (!process_alive(o.pid)) {
-      ended = true;
+    print_new_findings();
+    if (program) {
+      if ((exit_status = program->wait_status())) break;
+      if (++ticks % 4 == 0)
+        for (auto pid : descendants.look(*program)) s.run_line(watch_xml(pid), quiet);
+    } else if (std::none_of(pids.begin(), pids.end(), process_alive)) {
+      all_gone = true;
       break;
     }
   }
+  bool interrupted = search_stop != 0;
+  double searched = elapsed();
+  // A program still running is ended now: by --seconds, or with the search on Ctrl-C.
+  bool ended_by_us = program && !exit_status;
+  if (ended_by_us) exit_status = program->terminate(2.0);
   s.drain_events(handle);
-  if (ended && !o.json) out << "(the process exited)\n";
+  print_new_findings();
+
   shg_reply graph;
+  findings_reply found;
   s.run_line("<DYPER PID='DM' COMMAND='SHG'/>", [&](const session_line& l) {
     if (l.kind == session_line::reply && l.message.match_elements<shg_reply>())
       graph = l.message.get_as<shg_reply>(0);
   });
-  if (o.json) {
-    out << shg_json(graph.nodes) << '\n';
+  s.run_line("<DYPER PID='DM' COMMAND='FINDINGS'/>", [&](const session_line& l) {
+    if (l.kind == session_line::reply && l.message.match_elements<findings_reply>())
+      found = l.message.get_as<findings_reply>(0);
+  });
+  std::vector<pc::node_view> views;
+  for (auto& n : graph.nodes) views.push_back(node_view_of(n));
+  auto open = pc::inconclusive_nodes(views, o.json ? views.size() : found.findings.empty() ? 10 : 5);
+
+  std::string how;  // how the search ended, for people
+  if (program) {
+    how = "the program (pid " + std::to_string(program->pid()) + ") " +
+          (ended_by_us ? std::string(interrupted ? "was stopped on interrupt: " : "was ended at --seconds: ")
+                       : std::string()) +
+          (WIFSIGNALED(*exit_status) && !ended_by_us ? "was " : "") +
+          launched_program::describe(*exit_status) + " after " + seconds_text(searched);
+  } else if (all_gone) {
+    how = "the process exited after " + seconds_text(searched);
   } else {
-    out << "search history graph:\n" << shg_tree(graph.nodes);
+    how = std::string(interrupted ? "interrupted" : "searched") + " for " + seconds_text(searched);
   }
+  if (o.json) {
+    std::string program_json;
+    if (program)
+      program_json = "\"program\":{\"pid\":" + std::to_string(program->pid()) +
+                     ",\"exit_code\":" + std::to_string(launched_program::exit_code(*exit_status)) +
+                     ",\"ended_by\":" +
+                     shg_json_string(!ended_by_us ? "exit" : interrupted ? "interrupt" : "seconds") +
+                     ",\"status\":" + shg_json_string(launched_program::describe(*exit_status)) + "},";
+    std::string processes;
+    for (auto& p : watched)
+      processes += std::string(processes.empty() ? "" : ",") + "{\"pid\":" +
+                     std::to_string(p.pid) + ",\"name\":" + shg_json_string(p.name) + "}";
+    auto nodes = shg_json(graph.nodes);  // {"nodes":[…]}
+    *report << "{" << program_json << "\"processes\":[" << processes
+            << "],\"seconds\":" << shg_json_number(searched)
+            << ",\"findings\":" << findings_json(found.findings)
+            << ",\"inconclusive\":" << inconclusive_json(open) << "," << nodes.substr(1) << '\n';
+  } else {
+    *report << "(" << how << ")\n" << findings_text(found.findings, open);
+    if (o.shg) *report << "search history graph:\n" << shg_tree(graph.nodes);
+  }
+  report->flush();
   if (!o.log.empty()) {
     try {
       auto bytes = s.write_log_file(o.log);
@@ -165,7 +335,9 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
       return 1;
     }
   }
-  return 0;
+  if (!program) return 0;
+  if (!ended_by_us) return launched_program::exit_code(*exit_status);
+  return interrupted ? 130 : 0;
 }
 
 }  // namespace perfdm

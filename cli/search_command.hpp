@@ -1,19 +1,25 @@
-// `perfdm search --pid PID`: watch a running program with an engine of its own, run the
-// Performance Consultant's search on it, print one line per conclusion as the search goes,
-// and at the end the search history graph (a tree, or --json).
+// `perfdm search --pid PID…` or `perfdm search -- CMD ARGS…`: watch running programs, or
+// start one (held until it is watched, cli/program_launcher.hpp) and every descendant it
+// starts, with an engine of its own; run the Performance Consultant's search; print each
+// finding as it settles, and at the end the findings ranked (cli/search_report.hpp), the
+// search history graph with --shg, or all of it as JSON.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace perfdm {
 
 struct search_command_options {
-  int pid = 0;
+  std::vector<int> pids;             // --pid, repeatable
+  std::vector<std::string> command;  // after --: the program to start
   double seconds = 30;           // how long to search
   std::string phase = "global";  // global | current
   bool json = false;
+  bool shg = false;     // print the whole search history graph too
+  std::string output;   // -o: the report goes here instead of standard output
   double checktime_ms = 10;  // mean ms between stack samples
   // Tunables (SEARCH's attributes); a negative value leaves the default.
   double sufficient_time = -1;
@@ -28,8 +34,10 @@ struct search_command_options {
 
 CLI::App* add_search_command(CLI::App& app, search_command_options& options);
 
-// 0 when the search ran (whatever it found); 1 when WATCH or SEARCH was refused (the reason
-// on `err`).
+// With --pid: 0 when the search ran (whatever it found); 1 when WATCH or SEARCH was refused
+// (the reason on `err`). With a command: the program's exit code (128 + signal when a signal
+// ended it; 0 when the search ended it at --seconds; 130 after Ctrl-C); 127 when it cannot
+// be started (126 when it is not executable).
 int run_search_command(const search_command_options& options, std::ostream& out, std::ostream& err);
 
 }  // namespace perfdm

@@ -19,7 +19,9 @@ int state_rank(const std::string& s) {
   return 3;
 }
 
-std::string json_string(const std::string& s) {
+}  // namespace
+
+std::string shg_json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     if (c == '"' || c == '\\') {
@@ -36,12 +38,10 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string json_number(double x) {
+std::string shg_json_number(double x) {
   auto s = format_number(x);
   return s == "nan" || s == "inf" || s == "-inf" ? "null" : s;
 }
-
-}  // namespace
 
 std::string shg_focus_text(const shg_node_info& n) {
   return "<" + n.code + ", " + n.machine + ", " + n.syncobject + ">";
@@ -98,13 +98,13 @@ std::string shg_json(const std::vector<shg_node_info>& nodes) {
     first = false;
     out += "{\"id\":" + std::to_string(n.id) +
            ",\"parent\":" + (n.has_parent ? std::to_string(n.parent) : "null") +
-           ",\"hypothesis\":" + json_string(n.hypothesis) +
-           ",\"focus\":{\"code\":" + json_string(n.code) +
-           ",\"machine\":" + json_string(n.machine) +
-           ",\"syncobject\":" + json_string(n.syncobject) + "}" +
-           ",\"state\":" + json_string(n.state) + ",\"value\":" + json_number(n.value) +
-           ",\"threshold\":" + json_number(n.threshold) +
-           ",\"since\":" + (n.since >= 0 ? json_number(n.since) : "null") + "}";
+           ",\"hypothesis\":" + shg_json_string(n.hypothesis) +
+           ",\"focus\":{\"code\":" + shg_json_string(n.code) +
+           ",\"machine\":" + shg_json_string(n.machine) +
+           ",\"syncobject\":" + shg_json_string(n.syncobject) + "}" +
+           ",\"state\":" + shg_json_string(n.state) + ",\"value\":" + shg_json_number(n.value) +
+           ",\"threshold\":" + shg_json_number(n.threshold) +
+           ",\"since\":" + (n.since >= 0 ? shg_json_number(n.since) : "null") + "}";
   }
   return out + "]}";
 }

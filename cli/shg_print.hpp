@@ -10,6 +10,10 @@
 
 namespace perfdm {
 
+// A JSON string literal; a number (null for nan and inf).
+std::string shg_json_string(const std::string& s);
+std::string shg_json_number(double x);
+
 // "<CODE, MACHINE, SYNCOBJECT>".
 std::string shg_focus_text(const shg_node_info& n);
 

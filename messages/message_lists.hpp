@@ -21,7 +21,8 @@ using request_types =
               disable_request, flags_request, start_phase, samples_request, data_request,
               write_log, attach_request, detach_request, list_processes, frames_stats_query,
               ping, who_request, watch_request, unwatch_request, profile_request,
-              stacks_request, search_request, shg_request, callgraph_request>;
+              stacks_request, search_request, shg_request, callgraph_request,
+              findings_request>;
 // The requests about observed processes: the data manager passes each to its process
 // registry, which answers it (docs/PROTOCOL.md). A new process request is listed here.
 using process_request_types =
@@ -33,7 +34,7 @@ using reply_types = type_list<metric_info, resource_info, phase_info, metric_lis
                               histogram_data, status_info, samplerate_info, log_written,
                               process_info, process_list, frames_stats, pong, who_reply,
                               cpu_profile_report, stacks_report, process_command_reply,
-                              search_info, shg_reply, callgraph_report>;
+                              search_info, shg_reply, callgraph_report, findings_reply>;
 using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
                               new_metric_event, new_resource_event, component_removed_event,
                               shg_node_event>;

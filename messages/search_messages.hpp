@@ -67,6 +67,39 @@ struct shg_reply {
 };
 PERFDM_INSPECT(shg_reply, x.nodes)
 
+// FINDINGS: the searches' findings (pc/findings.hpp), ranked; every search's, or one's.
+struct findings_request {
+  bool has_search = false;
+  std::uint64_t search = 0;
+};
+PERFDM_INSPECT(findings_request, x.has_search, x.search)
+
+struct finding_info {
+  std::uint64_t rank = 0;  // 1 = the first
+  std::uint64_t search = 0;
+  std::uint64_t node = 0;
+  std::string hypothesis;
+  std::string code;
+  std::string machine;
+  std::string syncobject;
+  std::string file;
+  double value = 0;
+  double threshold = 0;
+  double since = -1;
+  std::int32_t pid = 0;
+  std::int32_t tid = 0;
+  std::string function;  // "lzma_code (liblzma.so.5)"
+  std::string text;      // the line perfdm search prints
+};
+PERFDM_INSPECT(finding_info, x.rank, x.search, x.node, x.hypothesis, x.code, x.machine,
+               x.syncobject, x.file, x.value, x.threshold, x.since, x.pid, x.tid, x.function,
+               x.text)
+
+struct findings_reply {
+  std::vector<finding_info> findings;
+};
+PERFDM_INSPECT(findings_reply, x.findings)
+
 struct shg_node_event {
   stream_handle stream;
   shg_node_info node;

@@ -76,6 +76,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(std::vector<shg_node_info>);
   PERFDM_REGISTER(shg_reply);
   PERFDM_REGISTER(shg_node_event);
+  PERFDM_REGISTER(findings_request);
+  PERFDM_REGISTER(finding_info);
+  PERFDM_REGISTER(std::vector<finding_info>);
+  PERFDM_REGISTER(findings_reply);
   PERFDM_REGISTER(collecting_mi);
   PERFDM_REGISTER(std::vector<collecting_mi>);
   PERFDM_REGISTER(source_update);

@@ -254,6 +254,21 @@ caf::message parse_process_command(const xml_node* arg, const std::string& comma
   return caf::make_message(Request{pid_of(a)});
 }
 
+// FINDINGS: no argument (every search) or `<FINDINGS SEARCH='id'/>`.
+caf::message parse_findings(const xml_node* arg, const std::string& command) {
+  findings_request r;
+  if (arg == nullptr) return caf::make_message(r);
+  attributes a(require_leaf(arg, "FINDINGS", command), {"SEARCH"});
+  if (a.find("SEARCH")) {
+    auto s = a.text("SEARCH");
+    auto id = parse_id(s);
+    if (!id) bad_argument("attribute SEARCH of <FINDINGS> must be a search id, not " + quoted(s));
+    r.has_search = true;
+    r.search = *id;
+  }
+  return caf::make_message(r);
+}
+
 // CALLGRAPH: no argument (every watched process) or `<PROCESS PID='n'/>`.
 caf::message parse_callgraph(const xml_node* arg, const std::string& command) {
   if (arg == nullptr) return caf::make_message(callgraph_request{});
@@ -295,6 +310,7 @@ const command_entry dm_commands[] = {
     {"SEARCH", parse_search},
     {"SHG", parse_shg},
     {"CALLGRAPH", parse_callgraph},
+    {"FINDINGS", parse_findings},
 };
 
 // A request for a process: `<DYPER PID='pid' COMMAND>` or `<DYPATCH PID='pid' COMMAND>`.

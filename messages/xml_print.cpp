@@ -181,6 +181,10 @@ printed_request request_parts(const shg_request& x) {
   if (!x.has_search) return {"SHG", ""};
   return {"SHG", element("SHG").count("SEARCH", x.search).leaf()};
 }
+printed_request request_parts(const findings_request& x) {
+  if (!x.has_search) return {"FINDINGS", ""};
+  return {"FINDINGS", element("FINDINGS").count("SEARCH", x.search).leaf()};
+}
 printed_request request_parts(const callgraph_request& x) {
   if (x.pid == 0) return {"CALLGRAPH", ""};
   return pid_command("CALLGRAPH", x.pid);
@@ -306,6 +310,23 @@ std::string reply_body(const shg_reply& x) {
   return element("SHG").wrap(join(x.nodes, "", [](const shg_node_info& n) {
     element e("NODE");
     return shg_node_attributes(e, n).leaf();
+  }));
+}
+// FLAME-CONTRACT.md: empty attributes are left out.
+std::string reply_body(const findings_reply& x) {
+  return element("FINDINGS").wrap(join(x.findings, "", [](const finding_info& f) {
+    element e("FINDING");
+    e.count("RANK", f.rank).count("SEARCH", f.search).text("HYPOTHESIS", f.hypothesis);
+    if (!f.code.empty()) e.text("CODE", f.code);
+    if (!f.machine.empty()) e.text("MACHINE", f.machine);
+    if (!f.syncobject.empty()) e.text("SYNCOBJECT", f.syncobject);
+    if (!f.file.empty()) e.text("FILE", f.file);
+    e.number("VALUE", f.value).number("THRESHOLD", f.threshold).number("SINCE", f.since);
+    e.count("NODE", f.node);
+    if (f.pid) e.count("PID", static_cast<std::uint64_t>(f.pid));
+    if (f.tid) e.count("TID", static_cast<std::uint64_t>(f.tid));
+    if (!f.function.empty()) e.text("FUNCTION", f.function);
+    return e.text("TEXT", f.text).leaf();
   }));
 }
 std::string reply_body(const log_written& x) {

@@ -255,7 +255,10 @@ struct stack_sampler::impl {
       if (e.code == native_errc::no_such_process) exited();
       throw;
     }
-    if (std::hash<std::string>{}(maps) != maps_hash) report_modules(maps);
+    if (std::hash<std::string>{}(maps) != maps_hash) {
+      snap.modules_changed = maps_hash != 0;
+      report_modules(maps);
+    }
     // Names and states first: stopping a thread changes its state.
     for (int tid : thread_ids(pid)) {
       if (wanted && !wanted(tid)) continue;

@@ -51,6 +51,10 @@ struct stack_snapshot {
   int pid = 0;
   std::int64_t monotonic_ns = 0;  // when the sample started (CLOCK_MONOTONIC)
   std::int64_t cost_ns = 0;       // how long the sample took
+  // The memory maps changed since the last sample (a program loading its libraries, as one
+  // started held at its first instruction does): libdw read new modules' unwind and debug
+  // information during this sample, a one-off like the first sample's.
+  bool modules_changed = false;
   std::vector<thread_stack> threads;
 };
 

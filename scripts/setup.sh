@@ -21,6 +21,9 @@ packages+=(help2man dpkg-dev pkg-config)
 # it; its tests drive Debian's chromium with puppeteer-core (npm, below) and scrape /metrics
 # with a real Prometheus (promtool checks the exposition). Node.js may come from elsewhere.
 packages+=(libjs-chart.js chromium prometheus)
+# perfdm top (cli/top_command.cpp) draws with ncurses; its test runs it in tmux. The search
+# benchmark's peer is perf (bench/RESULTS.md).
+packages+=(libncurses-dev tmux linux-perf)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

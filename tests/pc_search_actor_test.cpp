@@ -163,6 +163,40 @@ TEST_CASE("pc actor: a global search finds the hot function and thread through t
   }));
 }
 
+TEST_CASE("pc actor: FINDINGS names the hot function and its thread together, ranked",
+          "[pc][pc-actor]") {
+  pc_engine e;
+  define_program(e);
+  CHECK(e.reply("<DYPER PID='DM' COMMAND='FINDINGS'/>") ==
+        "<DYPER_REPLY ID='DM'><FINDINGS></FINDINGS></DYPER_REPLY>");
+  e.run("<DYPER PID='DM' COMMAND='STREAM'/>");
+  e.run("<DYPER PID='DM' COMMAND='SEARCH'><SEARCH PHASE='GLOBAL' SUFFICIENT_TIME='1'/></DYPER>");
+  feed(e, 0, 30, hot_worker);
+  auto l = e.run("<DYPER PID='DM' COMMAND='FINDINGS'/>").back();
+  REQUIRE(l.message.match_elements<findings_reply>());
+  auto& f = l.message.get_as<findings_reply>(0).findings;
+  REQUIRE(f.size() == 1);  // the same as the true leaves of the SHG
+  CHECK(f[0].rank == 1);
+  CHECK(f[0].hypothesis == "CPUbound");
+  CHECK(f[0].code == "/Code/app/hot");
+  CHECK(f[0].machine == "/Machine/h/app{1}/worker{2}");
+  CHECK(f[0].pid == 1);
+  CHECK(f[0].tid == 2);
+  CHECK(f[0].function == "hot (app)");
+  CHECK(std::regex_match(f[0].text, std::regex("CPUbound (89|90|91)% of time in hot \\(app\\) \u2014 thread "
+                                               "worker\\{2\\} \u2014 since [0-9.]+ s")));
+  CHECK(std::regex_search(l.xml, std::regex("^<DYPER_REPLY ID='DM'><FINDINGS><FINDING RANK='1' "
+                                            "SEARCH='0' HYPOTHESIS='CPUbound' CODE='/Code/app/hot' "
+                                            "MACHINE='/Machine/h/app\\{1\\}/worker\\{2\\}' "
+                                            "SYNCOBJECT='/SyncObject' VALUE='0.9[0-9]*' "
+                                            "THRESHOLD='0.3' SINCE='[0-9.]+' NODE='[0-9]+' PID='1' "
+                                            "TID='2' FUNCTION='hot \\(app\\)' TEXT='CPUbound")));
+  CHECK(e.reply("<DYPER PID='DM' COMMAND='FINDINGS'><FINDINGS SEARCH='7'/></DYPER>") ==
+        "<DYPER_REPLY ID='DM'><FINDINGS></FINDINGS></DYPER_REPLY>");
+  CHECK(e.reply("<DYPER PID='DM' COMMAND='FINDINGS'><FINDINGS SEARCH='x'/></DYPER>")
+            .find("BAD_ARGUMENT") != std::string::npos);
+}
+
 TEST_CASE("N8 a new phase ends the search of the old phase, whose nodes keep their truth",
           "[pc][pc-actor][N8]") {
   pc_engine e;

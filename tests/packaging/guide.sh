@@ -60,4 +60,8 @@ grep -Eq '^  = histogram of MI 0 from 0 s, 0.2 s per bucket: 0(-[0-9]+)?=1[0-4][
 pid_line="$(grep -o "PROCESS PID='[0-9]*'" "$work/session.txt" | head -n1)"
 pid="${pid_line//[^0-9]/}"
 if ls /dev/shm | grep -q "^perfdm\.$pid\."; then fail "segments left for $pid"; fi
+grep -Eq '^\(the program \(pid [0-9]+\) exited with status 0 after ' "$work/search.txt" ||
+  fail "perfdm search did not report the program's end: $(cat "$work/search.txt")"
+grep -Eq '^(findings, ranked:|no finding: )' "$work/search.txt" ||
+  fail "perfdm search printed no findings section: $(cat "$work/search.txt")"
 echo "guide: every command of $(basename "$guide") ran; $events live histogram events"

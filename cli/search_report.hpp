@@ -1,0 +1,44 @@
+// What `perfdm search` reports: its findings as they settle (one line each), then ranked, the
+// open nodes of a search that ended before they concluded, and the same as JSON.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "messages/search_messages.hpp"
+#include "pc/findings.hpp"
+
+namespace perfdm {
+
+pc::node_view node_view_of(const shg_node_info& n);
+
+// The nodes of one search as SHGNODE events tell them; announces each finding once, when it
+// has settled (pc::settled_findings) and was already true at the previous look, so that its
+// refinement, published with it, has arrived.
+class finding_watch {
+ public:
+  void update(const shg_node_info& n);
+  // The findings to print now, each once.
+  std::vector<pc::finding> take_new();
+  std::vector<pc::node_view> nodes() const;
+
+ private:
+  std::map<std::uint64_t, shg_node_info> nodes_;
+  std::set<std::uint64_t> seen_true_;  // true at the previous look
+  std::set<std::uint64_t> announced_;
+};
+
+// {"hypothesis":…,"focus":{"code":…,"machine":…,"syncobject":…,"file":…},"value":…,
+// "threshold":…,"since":…,"pid":…,"tid":…,"function":…,"text":…}, ranked.
+std::string findings_json(const std::vector<finding_info>& findings);
+// Open nodes: the same with "low", "high", "samples" (null when unknown), no "since".
+std::string inconclusive_json(const std::vector<pc::finding>& open);
+
+// The end of the text report: the findings ranked, or what the data showed.
+std::string findings_text(const std::vector<finding_info>& findings,
+                          const std::vector<pc::finding>& open);
+
+}  // namespace perfdm

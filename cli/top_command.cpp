@@ -1,0 +1,162 @@
+#include "cli/top_command.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/program_launcher.hpp"
+#include "cli/top_terminal.hpp"
+#include "cli/xml_session.hpp"
+#include "messages/native_messages.hpp"
+#include "messages/search_messages.hpp"
+#include "top/top_view.hpp"
+
+namespace perfdm {
+
+namespace {
+
+volatile std::sig_atomic_t top_stop = 0;
+
+void on_top_signal(int) {
+  top_stop = 1;
+}
+
+std::string pid_xml(const char* command, int pid) {
+  return std::string("<DYPER PID='DM' COMMAND='") + command + "'><PROCESS PID='" +
+         std::to_string(pid) + "'/></DYPER>";
+}
+
+template <class Reply>
+std::optional<Reply> ask(session& s, const std::string& xml) {
+  std::optional<Reply> out;
+  s.run_line(xml, [&](const session_line& l) {
+    if (l.kind == session_line::reply && l.message.match_elements<Reply>())
+      out = l.message.get_as<Reply>(0);
+  });
+  return out;
+}
+
+}  // namespace
+
+CLI::App* add_top_command(CLI::App& app, top_command_options& o) {
+  auto* sub = app.add_subcommand(
+      "top",
+      "A full-screen terminal view of running processes (--pid, repeatable) or of a program "
+      "it starts (-- CMD [ARGS...]): hottest functions on-CPU and off-CPU, threads, and the "
+      "Performance Consultant's findings. Keys: c on-CPU, o off-CPU, t threads, f findings, "
+      "Tab next view, q quit");
+  sub->add_option("--pid", o.pids, "a running process to watch (repeatable)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("command", o.command, "after --: the program to start and watch");
+  sub->add_option("--seconds", o.seconds, "quit after this long (default: at q)")
+      ->check(CLI::Range(0.0, 86400.0));
+  sub->add_flag("!--no-search", o.search, "do not run the Performance Consultant's search");
+  sub->add_option("--checktime", o.checktime_ms, "mean milliseconds between stack samples")
+      ->check(CLI::Range(0.1, 10000.0));
+  return sub;
+}
+
+int run_top_command(const top_command_options& o, std::ostream& out, std::ostream& err) {
+  if (o.pids.empty() && o.command.empty()) {
+    err << "perfdm top: name the program: --pid PID, or -- CMD [ARGS...]\n";
+    return 1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_top_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::unique_ptr<launched_program> program;
+  if (!o.command.empty()) {
+    try {
+      program = std::make_unique<launched_program>(o.command, true);
+    } catch (const launch_error& e) {
+      err << "perfdm top: cannot start " << e.what() << '\n';
+      return e.exit_code;
+    }
+  }
+  session_options so;
+  so.deterministic = false;
+  so.engine.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
+  so.command_line = "perfdm top";
+  session s(so);
+  std::vector<int> pids = o.pids;
+  if (program) pids.insert(pids.begin(), program->pid());
+  bool refused = false;
+  auto check = [&](const session_line& l) {
+    if (l.kind == session_line::error) {
+      err << "perfdm top: " << l.xml << '\n';
+      refused = true;
+    }
+  };
+  for (auto pid : pids) {
+    s.run_line(pid_xml("WATCH", pid), check);
+    if (refused) return 1;
+  }
+  if (o.search) {
+    s.run_line("<DYPER PID='DM' COMMAND='STREAM'/>", check);
+    s.run_line("<DYPER PID='DM' COMMAND='SEARCH'><SEARCH PHASE='GLOBAL' ACTION='START'/></DYPER>",
+               check);
+  }
+  if (program) program->release();
+
+  terminal::start();
+  top::top_model model;
+  auto v = top::view::cpu;
+  auto start = std::chrono::steady_clock::now();
+  auto next_refresh = start;
+  std::optional<int> exit_status;
+  std::string name = program ? o.command.front() : "pid " + std::to_string(pids.front());
+  std::vector<std::string> last_findings;
+  while (!top_stop) {
+    int key = terminal::key(100);
+    if (key == 'q' || key == 'Q') break;
+    if (key == 'c') v = top::view::cpu;
+    if (key == 'o') v = top::view::offcpu;
+    if (key == 't') v = top::view::threads;
+    if (key == 'f') v = top::view::findings;
+    if (key == '\t') v = static_cast<top::view>((static_cast<int>(v) + 1) % 4);
+    s.drain_events([](const session_line&) {});  // SHGNODE: FINDINGS says what they mean
+    for (auto pid : pids)
+      if (auto r = ask<stacks_report>(s, pid_xml("STACKS", pid))) model.stacks(*r);
+    auto now = std::chrono::steady_clock::now();
+    double t = std::chrono::duration<double>(now - start).count();
+    if (o.seconds > 0 && t >= o.seconds) break;
+    if (program && !exit_status) exit_status = program->wait_status();
+    if (now < next_refresh && key < 0) continue;
+    if (now >= next_refresh) {
+      next_refresh = now + std::chrono::seconds(1);
+      for (auto pid : pids)
+        if (auto r = ask<cpu_profile_report>(s, pid_xml("PROFILE", pid))) model.profile(*r);
+      if (auto f = ask<findings_reply>(s, "<DYPER PID='DM' COMMAND='FINDINGS'/>")) {
+        last_findings.clear();
+        for (auto& x : f->findings) last_findings.push_back(x.text);
+        model.findings(last_findings);
+      }
+    }
+    char clock[48];
+    std::snprintf(clock, sizeof clock, "%.0f s", t);
+    model.status(name + " \u2014 " +
+                 (exit_status ? launched_program::describe(*exit_status) : std::string(clock)));
+    int w, h;
+    terminal::size(w, h);
+    terminal::draw(model.screen(v, w, h));
+  }
+  terminal::stop();
+  // The answer stays on the terminal after the screen is gone.
+  for (std::size_t i = 0; i < last_findings.size(); ++i)
+    out << i + 1 << ". " << last_findings[i] << '\n';
+  if (!program) return 0;
+  if (exit_status) return launched_program::exit_code(*exit_status);
+  program->terminate(2.0);
+  return 0;
+}
+
+}  // namespace perfdm

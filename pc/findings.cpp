@@ -1,0 +1,244 @@
+#include "pc/findings.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "pc/hypotheses.hpp"
+
+namespace perfdm::pc {
+
+namespace {
+
+bool is_true(const node_view& n) {
+  return n.state == "true";
+}
+
+// `part` is `whole` or below it ("/Code/m" is below "/Code"; "" stands for a root).
+bool at_or_below(const std::string& part, const std::string& whole) {
+  if (whole.empty() || part == whole) return true;
+  if (part.empty()) return false;
+  return part.size() > whole.size() && part.compare(0, whole.size(), whole) == 0 &&
+         part[whole.size()] == '/';
+}
+
+// `sub` is `h` or one of its sub-hypotheses (unknown names are only themselves).
+bool same_or_sub_hypothesis(const std::string& sub, const std::string& h) {
+  if (sub == h) return true;
+  hypothesis s, top;
+  if (!hypothesis_named(sub, s) || !hypothesis_named(h, top)) return false;
+  for (auto p = info(s).parent; p; p = info(*p).parent)
+    if (*p == top) return true;
+  return false;
+}
+
+bool greater_test(const std::string& h) {
+  hypothesis x;
+  return !hypothesis_named(h, x) || info(x).greater;
+}
+
+// Below each node: every node reached through child edges, by id.
+std::map<std::uint64_t, std::set<std::uint64_t>> descendants(const std::vector<node_view>& nodes) {
+  std::map<std::uint64_t, std::vector<std::uint64_t>> children;
+  for (auto& n : nodes)
+    for (auto p : n.parents)
+      if (p != n.id) children[p].push_back(n.id);
+  std::map<std::uint64_t, std::set<std::uint64_t>> below;
+  for (auto& n : nodes) {
+    auto& seen = below[n.id];
+    std::vector<std::uint64_t> todo = children[n.id];
+    while (!todo.empty()) {
+      auto c = todo.back();
+      todo.pop_back();
+      if (c == n.id || !seen.insert(c).second) continue;
+      for (auto k : children[c]) todo.push_back(k);
+    }
+  }
+  return below;
+}
+
+// The nodes that refine `a`: below it in the graph, or narrower by focus.
+std::vector<const node_view*> refinements(const node_view& a, const std::vector<node_view>& nodes,
+                                          const std::map<std::uint64_t, std::set<std::uint64_t>>& below) {
+  std::vector<const node_view*> out;
+  auto i = below.find(a.id);
+  for (auto& b : nodes) {
+    if (b.id == a.id) continue;
+    if ((i != below.end() && i->second.count(b.id)) || refines_by_focus(b, a)) out.push_back(&b);
+  }
+  return out;
+}
+
+// 0 for /Code, 1 for a module, 2 for a function.
+int code_depth(const std::string& code) {
+  if (code.size() <= 6) return 0;
+  return code.find('/', 6) == std::string::npos ? 1 : 2;
+}
+
+// A finding at the root of /Code or at a module gives way to one at a function, of the same
+// hypothesis (or a sub-hypothesis) and at least as narrow elsewhere: a module's inclusive time
+// holds the start-up frames of every stack (libc's __libc_start_main), so "in module
+// libc.so.6" is true of any busy program and says nothing a function does not say better.
+bool dominated(const node_view& f, const std::vector<node_view>& found) {
+  if (code_depth(f.code) >= 2) return false;
+  for (auto& g : found)
+    if (g.id != f.id && code_depth(g.code) == 2 && same_or_sub_hypothesis(g.hypothesis, f.hypothesis) &&
+        at_or_below(g.machine, f.machine) && at_or_below(g.syncobject, f.syncobject) &&
+        at_or_below(g.file, f.file))
+      return true;
+  return false;
+}
+
+double score_of(const node_view& n) {
+  if (greater_test(n.hypothesis)) return n.threshold > 0 ? n.value / n.threshold : n.value;
+  if (n.value <= 0) return std::numeric_limits<double>::max();
+  return n.threshold / n.value;
+}
+
+// "{4711}" at the end of a /Machine component: 4711.
+int id_in_braces(const std::string& component) {
+  auto open = component.rfind('{');
+  if (open == std::string::npos || component.empty() || component.back() != '}') return 0;
+  try {
+    return std::stoi(component.substr(open + 1, component.size() - open - 2));
+  } catch (...) {
+    return 0;
+  }
+}
+
+std::vector<std::string> components(const std::string& name) {
+  std::vector<std::string> out;
+  std::size_t at = 1;
+  while (at <= name.size()) {
+    auto slash = name.find('/', at);
+    if (slash == std::string::npos) slash = name.size();
+    out.push_back(name.substr(at, slash - at));
+    at = slash + 1;
+  }
+  return out;
+}
+
+finding make_finding(const node_view& n, bool inconclusive) {
+  finding f;
+  f.node = n;
+  f.score = score_of(n);
+  f.inconclusive = inconclusive;
+  // /Code/<module>/<function>: a function's name may itself hold a '/' (operator/).
+  if (n.code.size() > 6 && n.code.compare(0, 6, "/Code/") == 0) {
+    auto rest = n.code.substr(6);
+    auto slash = rest.find('/');
+    if (slash != std::string::npos)
+      f.function = rest.substr(slash + 1) + " (" + rest.substr(0, slash) + ")";
+  }
+  auto m = components(n.machine);  // Machine, host, process{pid}, thread{tid}
+  if (m.size() >= 3) f.pid = id_in_braces(m[2]);
+  if (m.size() >= 4) f.tid = id_in_braces(m[3]);
+  f.text = finding_text(f);
+  return f;
+}
+
+void rank(std::vector<finding>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const finding& a, const finding& b) {
+    if (a.score != b.score) return a.score > b.score;
+    double sa = a.node.since < 0 ? 1e300 : a.node.since, sb = b.node.since < 0 ? 1e300 : b.node.since;
+    if (sa != sb) return sa < sb;
+    return a.node.id < b.node.id;
+  });
+}
+
+std::string number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+}  // namespace
+
+bool refines_by_focus(const node_view& b, const node_view& a) {
+  if (b.id == a.id) return false;
+  if (!same_or_sub_hypothesis(b.hypothesis, a.hypothesis)) return false;
+  if (!at_or_below(b.code, a.code) || !at_or_below(b.machine, a.machine) ||
+      !at_or_below(b.syncobject, a.syncobject) || !at_or_below(b.file, a.file))
+    return false;
+  return !(b.hypothesis == a.hypothesis && b.code == a.code && b.machine == a.machine &&
+           b.syncobject == a.syncobject && b.file == a.file);
+}
+
+std::vector<finding> findings(const std::vector<node_view>& nodes) {
+  auto below = descendants(nodes);
+  std::vector<node_view> leaves;
+  for (auto& n : nodes) {
+    if (!is_true(n)) continue;
+    auto r = refinements(n, nodes, below);
+    if (std::none_of(r.begin(), r.end(), [](const node_view* b) { return is_true(*b); }))
+      leaves.push_back(n);
+  }
+  std::vector<finding> out;
+  for (auto& n : leaves)
+    if (!dominated(n, leaves)) out.push_back(make_finding(n, false));
+  rank(out);
+  return out;
+}
+
+std::vector<finding> settled_findings(const std::vector<node_view>& nodes) {
+  auto below = descendants(nodes);
+  std::vector<finding> out;
+  for (auto& f : findings(nodes)) {
+    auto r = refinements(f.node, nodes, below);
+    if (std::all_of(r.begin(), r.end(), [](const node_view* b) { return b->state == "false"; }))
+      out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<finding> inconclusive_nodes(const std::vector<node_view>& nodes, std::size_t limit) {
+  std::vector<finding> out;
+  for (auto& n : nodes)
+    if (n.state == "unknown") out.push_back(make_finding(n, true));
+  rank(out);
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+std::string finding_text(const finding& f) {
+  auto& n = f.node;
+  std::string out = n.hypothesis;
+  char buf[64];
+  if (greater_test(n.hypothesis)) {
+    // The rate hypotheses: seconds per second, a share of the time.
+    std::snprintf(buf, sizeof buf, " %.0f%% of time", n.value * 100);
+    out += buf;
+  } else {
+    std::snprintf(buf, sizeof buf, " %.0f bytes per I/O operation", n.value);
+    out += buf;
+  }
+  if (!f.function.empty()) {
+    out += " in " + f.function;
+  } else if (n.code != "/Code" && n.code.size() > 6) {
+    out += " in module " + n.code.substr(6);
+  }
+  if (!n.syncobject.empty() && n.syncobject != "/SyncObject")
+    out += " \u2014 on " + n.syncobject.substr(std::string("/SyncObject/").size());
+  if (!n.file.empty() && n.file != "/File") out += " \u2014 file " + n.file.substr(5);
+  auto m = components(n.machine);
+  if (m.size() >= 4)
+    out += " \u2014 thread " + m[3];
+  else if (m.size() == 3)
+    out += " \u2014 process " + m[2];
+  else if (m.size() == 2)
+    out += " \u2014 host " + m[1];
+  if (f.inconclusive) {
+    out += " \u2014 inconclusive: value " + number(n.value) + " against " + number(n.threshold);
+    if (!std::isnan(n.low) && !std::isnan(n.high))
+      out += " [" + number(n.low) + ", " + number(n.high) + "]";
+    if (n.samples >= 0) out += ", " + std::to_string(n.samples) + " samples";
+  } else if (n.since >= 0) {
+    std::snprintf(buf, sizeof buf, " \u2014 since %.1f s", n.since);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace perfdm::pc

@@ -1,0 +1,67 @@
+// The search's answer in a few lines: its findings. A finding is a true node of the search
+// history graph with no true refinement (no true node below it, by an edge of the graph or by
+// a narrower focus of the same or a sub-hypothesis). Since the search refines one hierarchy
+// after another, the deepest true node names code and thread (or lock, or file) together.
+// Findings are ranked by how far their value lies beyond the threshold. `perfdm search`,
+// FINDINGS and `perfdm top` all print them with finding_text.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace perfdm::pc {
+
+// One SHG node as the findings need it (from pc::shg_node, or from SHGNODE events).
+struct node_view {
+  std::uint64_t id = 0;
+  std::vector<std::uint64_t> parents;  // every parent known; the CLI knows only the first
+  std::string hypothesis;              // "CPUbound"
+  std::string code = "/Code";
+  std::string machine = "/Machine";
+  std::string syncobject = "/SyncObject";
+  std::string file;   // "/File/…", or "" where the search has no /File
+  std::string state;  // never, unknown, true, false
+  bool active = false;
+  double value = 0;
+  double threshold = 0;
+  double since = -1;  // seconds after the search started it became true; -1: never
+  // The evidence behind an open node, where the search keeps it (NaN / -1: not known).
+  double low = std::nan("");
+  double high = std::nan("");
+  long long samples = -1;
+};
+
+struct finding {
+  node_view node;
+  double score = 0;  // value over threshold (threshold over value for a "below" test)
+  bool inconclusive = false;
+  // From the focus: what a front end highlights (0 / "" when the focus does not name it).
+  int pid = 0;
+  int tid = 0;
+  std::string function;  // "lzma_code (liblzma.so.5)"
+  std::string text;      // finding_text
+};
+
+// True when `b` refines `a` by its focus and hypothesis alone: the same hypothesis or a
+// sub-hypothesis, every component equal to or below `a`'s, and not the same node.
+bool refines_by_focus(const node_view& b, const node_view& a);
+
+// The findings, ranked: highest score first, then the earliest, then by id.
+std::vector<finding> findings(const std::vector<node_view>& nodes);
+
+// The findings whose refinement is over: every node below them concluded false (or there is
+// none). A front end prints these as they come; a finding still being refined may yet give
+// way to a deeper one.
+std::vector<finding> settled_findings(const std::vector<node_view>& nodes);
+
+// What the data showed where nothing concluded: the open nodes (state unknown: evaluated,
+// not concluded), ranked by score, at most `limit`.
+std::vector<finding> inconclusive_nodes(const std::vector<node_view>& nodes, std::size_t limit);
+
+// "CPUbound 99% of time in lzma_code (liblzma.so.5) — thread xz{4711} — since 1.4 s";
+// an inconclusive node ends "— inconclusive: value 0.25 [0.1, 0.4], 40 samples".
+std::string finding_text(const finding& f);
+
+}  // namespace perfdm::pc
