@@ -5,6 +5,7 @@
 
 #include "messages/callgraph_messages.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/evidence_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
@@ -21,7 +22,8 @@ using request_types =
               disable_request, flags_request, start_phase, samples_request, data_request,
               write_log, attach_request, detach_request, list_processes, frames_stats_query,
               ping, who_request, watch_request, unwatch_request, profile_request,
-              stacks_request, search_request, shg_request, callgraph_request>;
+              stacks_request, search_request, shg_request, callgraph_request,
+              evidence_note>;
 using reply_types = type_list<metric_info, resource_info, phase_info, metric_list, resource_list,
                               phase_list, stream_opened, ok_reply, samples_ack, mi_info,
                               histogram_data, status_info, samplerate_info, log_written,
