@@ -49,7 +49,7 @@ double z_two_sided(double alpha);
 interval wilson(double p_hat, double n, double z);
 
 struct evidence_floor {
-  std::uint64_t min_samples = 30;  // stack samples (all processes together)
+  std::uint64_t min_samples = 20;  // stack samples (all processes together)
   double min_span_s = 0.5;         // seconds between the first and last sample counted
   double min_io_ops = 20;          // TooManySmallIOOps: operations before a mean size counts
 };

@@ -117,7 +117,7 @@ TEST_CASE("pc evidence: a clear case concludes at the floor, a short burst does 
   evidence_decision d(rule);
   auto focus = native::parse_pc_focus({"/Code/app/hot"});
   int i = 1;
-  // 40 samples in 0.4 s: more than 30, but under the 0.5 s span.
+  // 40 samples in 0.4 s: more than 20, but under the 0.5 s span.
   for (; i <= 40; ++i) w.add(i * 10 * ms, 0.01, busy_threads());
   CHECK_FALSE(d.take(hypothesis::cpu_bound, {of(w.count(focus, 0))}));
   CHECK(d.looks() == 0);
