@@ -144,6 +144,17 @@ caf::behavior data_manager::make_behavior() {
                   [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
         return rp;
       },
+      // The search's evidence (issue 24): windows are read live only; what the search took
+      // from them is EVIDENCE, recorded as a request (even from the search) so replay has it.
+      [=](window_query& x) { return delegate(registry_, x); },
+      [=](evidence_note& x) -> caf::result<ok_reply> {
+        if (recording_.on())
+          recording_.replayed(now(), sender_id(),
+                              print_request(data_manager_target_id, caf::make_message(x)));
+        if (!search_) return make_dm_error(dm_error::not_allowed, "EVIDENCE: no search is running");
+        send(search_, std::move(x));  // in order with the data events the search gets after it
+        return ok_reply{};
+      },
       [=](shg_broadcast& x) {
         for (auto& [h, a] : streams_) send(a, shg_node_event{h, x.node});
       },

@@ -7,6 +7,8 @@
 #include "actors/source_registration.hpp"
 #include "sources/callgraph_report.hpp"
 #include "sources/pc_sample_builder.hpp"
+#include "messages/evidence_messages.hpp"
+#include "window/sample_window.hpp"
 #include "dm/histogram.hpp"
 #include "sources/proc_sample_builder.hpp"
 #include "messages/dm_error.hpp"
@@ -44,6 +46,7 @@ struct native_source_state {
   std::shared_ptr<native::stack_sampler> sampler;
   std::unique_ptr<proc_sample_builder> proc;
   std::unique_ptr<pc_sample_builder> pc;  // the Performance Consultant's metrics
+  std::unique_ptr<window::sample_window> window;  // its evidence: the recent stack samples
   native::call_graph calls;
   native::cpu_profile profile;
   native::thread_state_table thread_states;
@@ -140,6 +143,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
   st.proc = std::make_unique<proc_sample_builder>(st.info.resource);
   st.pc = std::make_unique<pc_sample_builder>(
       native::sampled_process{native::host_part(), st.info.name, st.info.pid});
+  st.window = std::make_unique<window::sample_window>(st.pc->process(), options.window);
   st.profile = native::cpu_profile(options.detail);
   st.delay = std::make_unique<native::sampling_delay>(options.delay);
   st.delay->set_checktime(st.settings.checktime_ns);
@@ -267,9 +271,11 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         s.thread_states.add(snap, s.is_io());
         for (auto& t : snap.threads) s.calls.add_stack(t.frames);
         std::vector<sample> pc_samples;
+        std::vector<native::sampled_thread> described;
         define_resources(s.pc->on_stack_sample(snap, s.is_io(), covered,
                                                s.engine_time(snap.monotonic_ns), s.interval,
-                                               pc_samples));
+                                               pc_samples, &described));
+        s.window->add(s.engine_time(snap.monotonic_ns), covered, described);
         if (!pc_samples.empty())
           self->request(s.dm, caf::infinite, source_samples{std::move(pc_samples)})
               .then([](samples_ack&) {}, [](caf::error&) {});
@@ -288,6 +294,23 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       schedule_stack();
     },
     [=](profile_request&) { return self->state.profile_report(); },
+    // The search's evidence: the window's counts at each focus since the search began.
+    [=](window_query& q) {
+      auto& s = self->state;
+      window_answer a;
+      a.pid = s.info.pid;
+      for (auto& f : q.foci) {
+        auto c = s.window->count(native::parse_pc_focus(f), q.since);
+        a.counts.push_back(evidence_counts{s.info.pid, c.ticks, c.runs, c.syncs, c.ios,
+                                           c.runs_most, c.syncs_most, c.ios_most, c.io_ops,
+                                           c.io_bytes, c.first, c.last});
+      }
+      auto st = s.window->stats();
+      a.held_ticks = st.ticks;
+      a.evicted_ticks = st.evicted_ticks;
+      a.held_bytes = st.bytes;
+      return a;
+    },
     [=](callgraph_request&) {
       return to_callgraph_report(self->state.calls.view(), self->state.info.pid);
     },

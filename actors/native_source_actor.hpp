@@ -23,6 +23,7 @@
 #include "native/cpu_profile.hpp"
 #include "native/sampling_delay.hpp"
 #include "native/stack_sampler.hpp"
+#include "window/sample_window.hpp"
 
 namespace perfdm {
 
@@ -33,6 +34,7 @@ struct native_options {
   native::delay_settings delay;     // CHECKTIME 10 ms, budget 10 %, cap 10 s
   native::detail_settings detail;   // DyPer's METHOD_DETAIL_* defaults
   std::size_t max_depth = 128;      // MAXDEPTH
+  window::window_limits window;     // the stack samples kept for the search: 120 s, 16 MiB
 };
 
 // Asks a new native source to define its resources and metrics and start; it answers ok_reply

@@ -12,6 +12,7 @@
 
 #include "messages/callgraph_messages.hpp"
 #include "messages/dm_error.hpp"
+#include "messages/evidence_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "pc/findings.hpp"
@@ -25,6 +26,10 @@ namespace {
 constexpr auto cost_period = std::chrono::seconds(1);
 struct cost_tick {};
 PERFDM_INSPECT_EMPTY(cost_tick)
+// The evidence rule looks at the windows this often (and at once for a node just made).
+constexpr auto evidence_period = std::chrono::milliseconds(250);
+struct evidence_tick {};
+PERFDM_INSPECT_EMPTY(evidence_tick)
 
 // The metrics every hypothesis needs; no experiment starts before they are defined.
 const char* const pc_metrics[] = {"cpu", "sync_wait", "io_wait", "io_ops", "io_bytes"};
@@ -49,6 +54,8 @@ pc::tunables tunables_from(pc::tunables t, const std::map<std::string, double>& 
       t.max_active = static_cast<std::uint32_t>(v);
     else if (name == "COST_BUDGET")
       t.cost_budget = v;
+    else if (name == "CONFIDENCE")
+      t.confidence = v;
   }
   return t;
 }
@@ -90,6 +97,7 @@ class search_actor : public caf::event_based_actor {
             pump();
           });
           delayed_send(this, cost_period, cost_tick{});
+          delayed_send(this, evidence_period, evidence_tick{});
         },
         [=](search_request& x) -> caf::result<search_info> { return on_search(x); },
         [=](shg_request& x) -> caf::result<shg_reply> { return on_shg(x); },
@@ -111,6 +119,11 @@ class search_actor : public caf::event_based_actor {
         [=](component_removed_event&) {},
         [=](shg_node_event&) {},  // its own, as every stream gets them
         [=](cost_tick) { on_cost_tick(); },
+        [=](evidence_tick) {
+          delayed_send(this, evidence_period, evidence_tick{});
+          gather_evidence();
+        },
+        [=](evidence_note& x) { on_evidence(x); },
     };
   }
 
@@ -386,29 +399,144 @@ class search_actor : public caf::event_based_actor {
     for (auto& s : slots_) s.engine->add_resource(name);
   }
 
-  // ------------------------------------------------------------------ cost
+  // ------------------------------------------------------------------ evidence (issue 24)
 
-  // The sampled call graph of every watched process, along which /Code is refined. A live
-  // engine's only: a replay has no process to ask (its /Code is refined along resources).
-  void refresh_call_graph() {
-    request(dm_, caf::infinite, callgraph_request{0})
-        .then(
-            [=](callgraph_report& r) {
-              if (r.entries.empty()) return;
-              std::vector<std::string> entries;
-              std::vector<pc::call_edge> edges;
-              for (auto& e : r.entries) entries.push_back(e.name);
-              for (auto& e : r.edges) edges.push_back({e.caller, e.callee});
-              for (auto& s : slots_) s.engine->set_call_graph(entries, edges);
-              pump();
-            },
-            [=](caf::error&) {});
+  static pc::process_evidence evidence_of(const evidence_counts& c) {
+    pc::process_evidence e;
+    e.ticks = c.ticks;
+    e.hits = {c.runs, c.syncs, c.ios};
+    e.most = {c.runs_most, c.syncs_most, c.ios_most};
+    e.io_ops = c.io_ops;
+    e.io_bytes = c.io_bytes;
+    e.first = c.first;
+    e.last = c.last;
+    return e;
   }
+
+  // Live only (a replay has no window to read, and fires no timer): reads the call graph and
+  // every running search's nodes' counts from the windows, and sends them to the data manager
+  // as EVIDENCE, which records it and hands it back (on_evidence). One round at a time; a
+  // round asked for meanwhile follows at once.
+  void gather_evidence() {
+    if (gathering_) {
+      gather_again_ = true;
+      return;
+    }
+    gathering_ = true;
+    gather_again_ = false;
+    request(dm_, caf::infinite, callgraph_request{0})
+        .then([=](callgraph_report& r) { gather_windows(new_calls(r)); },
+              [=](caf::error&) { gather_windows({}); });
+  }
+
+  std::vector<evidence_call> new_calls(const callgraph_report& r) {
+    std::vector<evidence_call> out;
+    for (auto& e : r.entries)
+      if (sent_calls_.insert({"", e.name}).second) out.push_back({"", e.name});
+    for (auto& e : r.edges)
+      if (sent_calls_.insert({e.caller, e.callee}).second) out.push_back({e.caller, e.callee});
+    return out;
+  }
+
+  void gather_windows(std::vector<evidence_call> calls) {
+    auto left = std::make_shared<std::size_t>(1);
+    auto done = [=]() {
+      if (--*left != 0) return;
+      gathering_ = false;
+      if (gather_again_) gather_evidence();
+    };
+    auto send_note = [=](evidence_note note) {
+      ++*left;
+      request(dm_, caf::infinite, std::move(note))
+          .then([=](ok_reply&) { done(); }, [=](caf::error&) { done(); });
+    };
+    if (!calls.empty()) send_note(evidence_note{0, latest_time_, 0, {}, std::move(calls)});
+    for (auto& s : slots_) {
+      auto wanting = s.engine->wanting_evidence();
+      if (wanting.empty()) continue;
+      std::set<pc::focus> seen;
+      window_query q;
+      q.since = s.engine->start();
+      std::vector<pc::focus> foci;
+      for (auto id : wanting) {
+        auto& f = s.engine->graph().at(id).focus;
+        if (!seen.insert(f).second) continue;
+        foci.push_back(f);
+        q.foci.push_back(f.enable_focus());
+      }
+      ++*left;
+      auto search = s.id;
+      request(dm_, caf::infinite, q)
+          .then(
+              [=](window_answers& a) {
+                if (!a.processes.empty()) {
+                  evidence_note note{search, latest_time_, 0, {}, {}};
+                  for (std::size_t i = 0; i < foci.size(); ++i) {
+                    evidence_focus ef{foci[i][pc::hierarchy::code], foci[i][pc::hierarchy::machine],
+                                      foci[i][pc::hierarchy::syncobject], {}};
+                    for (auto& p : a.processes)
+                      if (i < p.counts.size()) {
+                        ef.processes.push_back(p.counts[i]);
+                        if (p.counts[i].ticks > 0) note.time = std::max(note.time, p.counts[i].last);
+                      }
+                    note.foci.push_back(std::move(ef));
+                  }
+                  for (auto& p : a.processes) note.evicted += p.evicted_ticks;
+                  send_note(std::move(note));
+                }
+                done();
+              },
+              [=](caf::error&) { done(); });
+    }
+    done();
+  }
+
+  // EVIDENCE, from the data manager (live: what gather_evidence sent; replay: the recording).
+  void on_evidence(const evidence_note& x) {
+    if (!x.calls.empty()) {
+      for (auto& c : x.calls) {
+        if (!known_calls_.insert({c.caller, c.callee}).second) continue;
+        if (c.caller.empty())
+          call_entries_.push_back(c.callee);
+        else
+          call_edges_.push_back({c.caller, c.callee});
+      }
+      for (auto& s : slots_) s.engine->set_call_graph(call_entries_, call_edges_);
+    }
+    evicted_ = std::max(evicted_, x.evicted);
+    if (x.search < slots_.size() && !x.foci.empty()) {
+      auto& s = slots_[x.search];
+      std::map<pc::focus, std::vector<pc::process_evidence>> by_focus;
+      for (auto& f : x.foci) {
+        pc::focus key;
+        key[pc::hierarchy::code] = f.code;
+        key[pc::hierarchy::machine] = f.machine;
+        key[pc::hierarchy::syncobject] = f.syncobject;
+        auto& v = by_focus[key];
+        for (auto& p : f.processes) v.push_back(evidence_of(p));
+      }
+      bool fresh = false;
+      auto before = s.engine->graph().size();
+      for (auto id : s.engine->wanting_evidence()) {
+        auto i = by_focus.find(s.engine->graph().at(id).focus);
+        if (i == by_focus.end()) {
+          fresh = true;  // made since the windows were read: read them again at once
+          continue;
+        }
+        s.engine->evidence(id, i->second, x.time);
+      }
+      pump();
+      if (fresh || s.engine->graph().size() != before) gather_evidence();
+      return;
+    }
+    pump();
+  }
+
+  // ------------------------------------------------------------------ cost
 
   // The sampler's measured cost over the last period, summed over the watched processes.
   void on_cost_tick() {
     delayed_send(this, cost_period, cost_tick{});
-    refresh_call_graph();
     request(dm_, caf::infinite, list_processes{})
         .then(
             [=](process_list& l) {
@@ -445,6 +573,14 @@ class search_actor : public caf::event_based_actor {
   std::map<input_ref, mi_handle> mi_of_;
   std::map<std::pair<std::uint64_t, int>, input_ref> input_of_;  // (MI, phase type)
   std::map<std::int32_t, std::pair<double, double>> cost_seen_;  // pid: cost, montime
+  // The evidence rule: one round of window reads at a time; the call graph as EVIDENCE
+  // gave it (entries, then edges, in the order they came) and what was sent of it.
+  bool gathering_ = false;
+  bool gather_again_ = false;
+  std::set<std::pair<std::string, std::string>> sent_calls_, known_calls_;
+  std::vector<std::string> call_entries_;
+  std::vector<pc::call_edge> call_edges_;
+  std::uint64_t evicted_ = 0;
 };
 
 }  // namespace

@@ -47,6 +47,7 @@ std::string search_request_xml(const search_command_options& o) {
   add("IO_THRESHOLD", o.io_threshold);
   add("SMALL_IO_BYTES", o.small_io_bytes);
   add("COST_BUDGET", o.cost_budget);
+  add("CONFIDENCE", o.confidence);  // issue 24: the evidence rule's level
   return "<DYPER PID='DM' COMMAND='SEARCH'><SEARCH" + attrs + "/></DYPER>";
 }
 
@@ -128,8 +129,12 @@ CLI::App* add_search_command(CLI::App& app, search_command_options& o) {
   sub->add_option("--checktime", o.checktime_ms, "mean milliseconds between stack samples")
       ->check(CLI::Range(0.1, 10000.0));
   sub->add_option("--sufficient-time", o.sufficient_time,
-                  "seconds of agreeing data before a node concludes (default 6)")
+                  "Paradyn's rule: seconds of agreeing data before a node concludes (default: "
+                  "none, a node concludes on the evidence, see --confidence)")
       ->check(CLI::Range(0.001, 1e6));
+  sub->add_option("--confidence", o.confidence,
+                  "the evidence rule's confidence level (default 0.99)")
+      ->check(CLI::Range(0.5, 0.999999));
   sub->add_option("--cpu-threshold", o.cpu_threshold, "CPUbound threshold (default 0.30)")
       ->check(CLI::Range(0.0, 1e9));
   sub->add_option("--sync-threshold", o.sync_threshold,

@@ -23,6 +23,7 @@ struct search_command_options {
   double checktime_ms = 10;  // mean ms between stack samples
   // Tunables (SEARCH's attributes); a negative value leaves the default.
   double sufficient_time = -1;
+  double confidence = -1;
   double cpu_threshold = -1;
   double sync_threshold = -1;
   double io_threshold = -1;

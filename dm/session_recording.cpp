@@ -28,6 +28,10 @@ void session_recording::comment(time_ns now, std::uint64_t sender, const std::st
   if (recorder_) recorder_->comment(now, origin_of(sender).label, what);
 }
 
+void session_recording::replayed(time_ns now, std::uint64_t sender, const std::string& line) {
+  if (recorder_) recorder_->request(now, origin_of(sender).label, line);
+}
+
 void session_recording::began(time_ns now, std::uint64_t sender, const record_origin& x) {
   origins_[sender] = origin{x.label, x.replayable};
   if (recorder_) recorder_->comment(now, x.label, "began sending");

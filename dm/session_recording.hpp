@@ -43,6 +43,9 @@ class session_recording {
   // to the data manager comes as requests of the sources it starts.
   void live_only(time_ns now, std::uint64_t sender, const std::string& line);
   void comment(time_ns now, std::uint64_t sender, const std::string& what);
+  // A request replay must run whoever sent it, derived or not (the search's EVIDENCE: what
+  // it read from live processes, which replay cannot read again).
+  void replayed(time_ns now, std::uint64_t sender, const std::string& line);
   // A sender named itself (record_origin).
   void began(time_ns now, std::uint64_t sender, const record_origin& x);
   // A request a front end answered itself (record_unsent).

@@ -5,6 +5,7 @@
 
 #include "messages/callgraph_messages.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/evidence_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
@@ -22,7 +23,7 @@ using request_types =
               write_log, attach_request, detach_request, list_processes, frames_stats_query,
               ping, who_request, watch_request, unwatch_request, profile_request,
               stacks_request, search_request, shg_request, callgraph_request,
-              findings_request>;
+              findings_request, evidence_note>;
 // The requests about observed processes: the data manager passes each to its process
 // registry, which answers it (docs/PROTOCOL.md). A new process request is listed here.
 using process_request_types =

@@ -4,6 +4,7 @@
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/engine_counters_messages.hpp"
+#include "messages/evidence_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
@@ -80,6 +81,13 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(finding_info);
   PERFDM_REGISTER(std::vector<finding_info>);
   PERFDM_REGISTER(findings_reply);
+  PERFDM_REGISTER(evidence_counts);
+  PERFDM_REGISTER(std::vector<evidence_counts>);
+  PERFDM_REGISTER(evidence_focus);
+  PERFDM_REGISTER(std::vector<evidence_focus>);
+  PERFDM_REGISTER(evidence_call);
+  PERFDM_REGISTER(std::vector<evidence_call>);
+  PERFDM_REGISTER(evidence_note);
   PERFDM_REGISTER(collecting_mi);
   PERFDM_REGISTER(std::vector<collecting_mi>);
   PERFDM_REGISTER(source_update);

@@ -18,6 +18,7 @@
 #include "messages/process_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/search_messages.hpp"
+#include "messages/xml_evidence.hpp"
 #include "messages/xml_parse_support.hpp"
 
 namespace perfdm {
@@ -190,7 +191,7 @@ std::uint32_t count_of(const attributes& a, const char* name, std::uint64_t low,
 caf::message parse_search(const xml_node* arg, const std::string& command) {
   std::initializer_list<const char*> known{
       "PHASE", "ACTION", "FOLLOW", "CPU_THRESHOLD", "SYNC_THRESHOLD", "IO_THRESHOLD", "SMALL_IO_BYTES",
-      "HYSTERESIS", "SUFFICIENT_TIME", "MAX_PENDING", "MAX_ACTIVE", "COST_BUDGET"};
+      "HYSTERESIS", "SUFFICIENT_TIME", "MAX_PENDING", "MAX_ACTIVE", "COST_BUDGET", "CONFIDENCE"};
   attributes a(require_leaf(arg, "SEARCH", command), known);
   search_request r;
   r.phase = a.phase_type_or_global("PHASE");
@@ -311,6 +312,7 @@ const command_entry dm_commands[] = {
     {"SHG", parse_shg},
     {"CALLGRAPH", parse_callgraph},
     {"FINDINGS", parse_findings},
+    {"EVIDENCE", parse_evidence},
 };
 
 // A request for a process: `<DYPER PID='pid' COMMAND>` or `<DYPATCH PID='pid' COMMAND>`.

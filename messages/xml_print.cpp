@@ -17,6 +17,7 @@
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/search_messages.hpp"
+#include "messages/xml_evidence.hpp"
 #include "messages/xml_element.hpp"
 #include "messages/xml_text.hpp"
 
@@ -188,6 +189,9 @@ printed_request request_parts(const findings_request& x) {
 printed_request request_parts(const callgraph_request& x) {
   if (x.pid == 0) return {"CALLGRAPH", ""};
   return pid_command("CALLGRAPH", x.pid);
+}
+printed_request request_parts(const evidence_note& x) {
+  return {"EVIDENCE", evidence_argument(x)};
 }
 printed_request request_parts(const data_request& x) {
   return {"DATA", element("DATA").id("MI", x.mi).text("PHASE", phase_text(x.phase)).leaf()};

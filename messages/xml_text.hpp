@@ -50,7 +50,7 @@ inline constexpr search_tunable_attribute search_tunable_attributes[] = {
     {"IO_THRESHOLD", 0, false, 1e9},   {"SMALL_IO_BYTES", 0, false, 1e18},
     {"HYSTERESIS", 0, false, 0.99},    {"SUFFICIENT_TIME", 0, true, 1e6},
     {"MAX_PENDING", 1, false, 1e6},    {"MAX_ACTIVE", 1, false, 1e9},
-    {"COST_BUDGET", 0, true, 1},
+    {"COST_BUDGET", 0, true, 1},       {"CONFIDENCE", 0.5, false, 0.999999},
 };
 
 }  // namespace perfdm::xml

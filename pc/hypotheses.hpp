@@ -53,7 +53,10 @@ struct tunables {
   double io_threshold = 0.20;       // ExcessiveIOBlockingTime: io_wait rate
   double small_io_bytes = 4096;     // TooManySmallIOOps: mean bytes per operation below
   double hysteresis = 0.05;         // the threshold moves by this fraction (h 1.05 / 0.95)
-  double sufficient_time = 6;       // seconds of agreeing data before a node concludes
+  // Paradyn's rule when > 0: seconds of agreeing data before a node concludes. 0 (the
+  // default): the evidence rule (pc/evidence.hpp) decides instead.
+  double sufficient_time = 0;
+  double confidence = 0.99;  // the evidence rule's confidence level
   std::uint32_t max_pending = 30;   // experiments whose enables are not answered yet
   std::uint32_t max_active = 1000;  // experiments collecting at once
   double cost_budget = 0.10;        // measured sampler cost / program time above which

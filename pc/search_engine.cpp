@@ -40,6 +40,15 @@ decision_rule search_engine::rule_for(hypothesis h) const {
   return {settings_.threshold(h), info(h).greater, settings_.hysteresis, settings_.sufficient_time};
 }
 
+evidence_rule search_engine::evidence_rule_for(hypothesis h) const {
+  evidence_rule r;
+  r.threshold = settings_.threshold(h);
+  r.greater = info(h).greater;
+  r.hysteresis = settings_.hysteresis;
+  r.confidence = settings_.confidence;
+  return r;
+}
+
 void search_engine::retune(const tunables& settings) {
   settings_ = settings;
   admission_.set_limits(limits_of(settings));
@@ -48,6 +57,8 @@ void search_engine::retune(const tunables& settings) {
     node.threshold = settings_.threshold(node.hyp);
     if (auto e = experiments_.find(n.id); e != experiments_.end() && e->second.decision)
       e->second.decision->set_rule(rule_for(node.hyp));
+    if (auto e = experiments_.find(n.id); e != experiments_.end() && e->second.evidence)
+      e->second.evidence->set_rule(evidence_rule_for(node.hyp));
   }
 }
 
@@ -98,6 +109,13 @@ std::vector<enable_order> search_engine::admit() {
     if (n.state != node_state::never || experiments_.count(*id)) continue;
     auto& e = experiments_[*id];
     e.pending = true;
+    if (uses_evidence()) {
+      // Decided on the window of samples since the search began: it collects at once, its
+      // metric instances are for the data manager's other users (dashboard, log).
+      e.evidence.emplace(evidence_rule_for(n.hyp));
+      n.active = true;
+      n.threshold = settings_.threshold(n.hyp);
+    }
     auto& metrics = info(n.hyp).metrics;
     for (std::size_t i = 0; i < metrics.size(); ++i) out.push_back({*id, i, metrics[i], n.focus});
   }
@@ -109,12 +127,17 @@ void search_engine::enabled(std::uint64_t id, std::size_t input, double now) {
   if (e == experiments_.end()) return;
   auto& n = graph_.at(id);
   auto inputs = info(n.hyp).metrics.size();
-  if (state_ == search_state::ended) {  // too late: release it at once
+  if (state_ == search_state::ended || e->second.stopped) {  // too late: release it at once
     disables_.push_back({id, input});
     return;
   }
-  if (!e->second.pending || ++e->second.enabled < inputs) return;
+  if (!e->second.pending) {  // an evidence node whose other enable was refused
+    if (e->second.evidence) disables_.push_back({id, input});
+    return;
+  }
+  if (++e->second.enabled < inputs) return;
   e->second.pending = false;
+  if (e->second.evidence) return;  // decided on the evidence, not on the MIs' data
   e->second.series.emplace(inputs, now);
   e->second.decision.emplace(rule_for(n.hyp), now);
   e->second.last_end = now;
@@ -129,7 +152,41 @@ void search_engine::enable_failed(std::uint64_t id) {
   if (e == experiments_.end()) return;
   // Its other inputs may have been enabled: release them.
   for (std::size_t i = 0; i < e->second.enabled; ++i) disables_.push_back({id, i});
+  if (e->second.evidence) {  // the window still decides it; only its MIs are missing
+    e->second.enabled = 0;
+    e->second.pending = false;
+    return;
+  }
   experiments_.erase(e);
+}
+
+std::vector<std::uint64_t> search_engine::wanting_evidence() const {
+  std::vector<std::uint64_t> out;
+  if (state_ != search_state::running) return out;
+  for (auto& [id, e] : experiments_)
+    if (e.evidence && !e.stopped && graph_.at(id).active) out.push_back(id);
+  return out;
+}
+
+const evidence_decision* search_engine::evidence_of(std::uint64_t id) const {
+  auto e = experiments_.find(id);
+  return e == experiments_.end() || !e->second.evidence ? nullptr : &*e->second.evidence;
+}
+
+void search_engine::evidence(std::uint64_t id, const std::vector<process_evidence>& ev,
+                             double time) {
+  if (state_ != search_state::running) return;
+  auto e = experiments_.find(id);
+  if (e == experiments_.end() || !e->second.evidence || e->second.stopped) return;
+  auto& n = graph_.at(id);
+  if (!n.active) return;
+  bool change = e->second.evidence->take(n.hyp, ev);
+  n.value = e->second.evidence->last().value;
+  if (n.state == node_state::never) {
+    n.state = node_state::unknown;
+    changed(id);
+  }
+  if (change) concluded(id, time);
 }
 
 void search_engine::data(std::uint64_t id, std::size_t input, double bucket_start,
@@ -178,7 +235,8 @@ void search_engine::evaluate(double now) {
 }
 
 void search_engine::concluded(std::uint64_t id, double time) {
-  auto truth_now = experiments_.at(id).decision->concluded();
+  auto& ex = experiments_.at(id);
+  auto truth_now = ex.evidence ? ex.evidence->concluded() : ex.decision->concluded();
   auto& n = graph_.at(id);
   n.state = truth_now == truth::true_ ? node_state::true_ : node_state::false_;
   if (n.state == node_state::true_) n.since = time - start_;
@@ -199,6 +257,7 @@ void search_engine::stop_experiment(std::uint64_t id) {
   auto& e = experiments_.at(id);
   for (std::size_t i = 0; i < e.enabled; ++i) disables_.push_back({id, i});
   e.enabled = 0;
+  if (e.pending) e.stopped = true;  // its enables still to come are released as they come
   if (n.active) {
     n.active = false;
     changed(id);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pc/admission.hpp"
+#include "pc/evidence.hpp"
 #include "pc/experiment_series.hpp"
 #include "pc/hypotheses.hpp"
 #include "pc/node_decision.hpp"
@@ -70,6 +71,15 @@ class search_engine {
   // Evaluates every active node on its data up to `now` (the latest data time seen; inputs
   // with nothing up to there are idle).
   void evaluate(double now);
+  // The evidence rule (no SUFFICIENT_TIME): the nodes that want evidence now (every node
+  // whose experiment started and was not stopped), and the evidence of one of them, the
+  // counts at its focus from the search's start to data time `time` (one entry per process).
+  bool uses_evidence() const { return settings_.sufficient_time <= 0; }
+  std::vector<std::uint64_t> wanting_evidence() const;
+  void evidence(std::uint64_t node, const std::vector<process_evidence>& e, double time);
+  // The nodes' decisions on the evidence (for the report: samples, interval).
+  const evidence_decision* evidence_of(std::uint64_t node) const;
+
   // The sampler's measured cost over an interval (PROFILE's COST and MONTIME differences).
   void observe_cost(double cost_s, double covered_s);
   bool cost_limited() const { return admission_.over_budget(); }
@@ -89,10 +99,13 @@ class search_engine {
     bool pending = false;
     std::optional<experiment_series> series;
     std::optional<node_decision> decision;
+    std::optional<evidence_decision> evidence;  // the evidence rule's instead
+    bool stopped = false;  // concluded false before all its enables were answered
     double last_end = 0;
   };
 
   decision_rule rule_for(hypothesis h) const;
+  evidence_rule evidence_rule_for(hypothesis h) const;
   void changed(std::uint64_t id);
   void concluded(std::uint64_t id, double time);
   void stop_experiment(std::uint64_t id);

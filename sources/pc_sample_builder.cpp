@@ -114,7 +114,8 @@ std::vector<std::string> pc_sample_builder::on_stack_sample(const native::stack_
                                                             const native::io_predicate& is_io,
                                                             double covered, time_ns t,
                                                             time_ns interval,
-                                                            std::vector<sample>& out) {
+                                                            std::vector<sample>& out,
+                                                            std::vector<native::sampled_thread>* described) {
   std::vector<native::sampled_thread> threads;
   std::map<int, native::thread_io> io;
   bool read_io = needs_io();
@@ -131,7 +132,9 @@ std::vector<std::string> pc_sample_builder::on_stack_sample(const native::stack_
     add(threads, covered, t);
     flush(interval, out);
   }
-  return take_new_resources(threads);
+  auto fresh = take_new_resources(threads);
+  if (described) *described = std::move(threads);
+  return fresh;
 }
 
 std::vector<std::string> pc_sample_builder::take_new_resources(

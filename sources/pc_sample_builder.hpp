@@ -60,9 +60,11 @@ class pc_sample_builder {
   // All one stack sample gives, in order: describes its threads (classified by `is_io`,
   // their io counters read when needs_io()), adds them (`covered` seconds before engine time
   // `t`), appends the samples due at `interval`, returns the resources never seen before.
+  // `described`, when given, gets the threads as described (for the sample window).
   std::vector<std::string> on_stack_sample(const native::stack_snapshot& snapshot,
                                            const native::io_predicate& is_io, double covered,
-                                           time_ns t, time_ns interval, std::vector<sample>& out);
+                                           time_ns t, time_ns interval, std::vector<sample>& out,
+                                           std::vector<native::sampled_thread>* described = nullptr);
 
   // The resources seen since the last call and never returned before.
   std::vector<std::string> take_new_resources(const std::vector<native::sampled_thread>& threads);

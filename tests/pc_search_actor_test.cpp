@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "log/modules/pc_log_module.hpp"
@@ -316,4 +317,86 @@ TEST_CASE("pc log: the SHG goes into the log's pc module and perfdm log prints i
   CHECK(text.find("CPUbound </Code/app/hot, /Machine/h/app{1}/worker{2}, /SyncObject> true") !=
         std::string::npos);
   CHECK(text.find("\tthreshold\t0.3\t") != std::string::npos);
+}
+
+namespace {
+
+// hot() (called by main()) burns 90 % of a CPU in thread worker{2}; inclusive, main() too.
+double hot_under_main(const std::string& metric, const std::string& code,
+                      const std::string& machine) {
+  return hot_worker(metric, code == "/Code/app/main" ? "/Code/app/hot" : code, machine);
+}
+
+// Plays the stack sample windows: one EVIDENCE round at data time `t` (100 samples/s since
+// 0) for every active node of search 0, its counts from `model` (the share of one thread).
+void evidence_round(pc_engine& e, double t, const rate_model& model) {
+  std::string at;
+  std::set<std::string> seen;
+  for (auto& n : e.shg().nodes) {
+    if (n.search != 0 || !n.active) continue;
+    if (!seen.insert(n.code + n.machine + n.syncobject).second) continue;
+    auto ticks = static_cast<std::uint64_t>(t * 100);
+    auto runs = static_cast<std::uint64_t>(model("cpu", n.code, n.machine) * ticks);
+    at += "<AT CODE='" + n.code + "' MACHINE='" + n.machine + "' SYNCOBJECT='" + n.syncobject +
+          "'><P PID='1' N='" + std::to_string(ticks) + "' RUNS='" + std::to_string(runs) +
+          "' RUNS_MOST='1' SYNCS='0' SYNCS_MOST='0' IOS='0' IOS_MOST='0' OPS='0' BYTES='0' "
+          "FIRST='0.01' LAST='" + format_number(t) + "'/></AT>";
+  }
+  e.run("<DYPER PID='DM' COMMAND='EVIDENCE'><EVIDENCE SEARCH='0' TIME='" + format_number(t) +
+        "'>" + at + "</EVIDENCE></DYPER>");
+}
+
+}  // namespace
+
+TEST_CASE(
+    "pc actor: on the evidence a node is decided at once on the samples since the search "
+    "began, and the recording replays to the same SHG, /Code along the call graph included",
+    "[pc][pc-actor][pc-evidence]") {
+  std::ostringstream recording;
+  session_options o;
+  o.record = &recording;
+  std::string live_shg;
+  {
+    pc_engine e(o);
+    define_program(e);
+    e.run("<DYPER PID='DM' COMMAND='STREAM'/>");
+    // No SUFFICIENT_TIME: the evidence rule.
+    REQUIRE_THAT(e.reply("<DYPER PID='DM' COMMAND='SEARCH'><SEARCH CONFIDENCE='0.99'/></DYPER>"),
+                 Catch::Contains("STATE='running'"));
+    // The sampled call graph, as the search hands it over: main() calls hot() and idle().
+    CHECK_THAT(e.reply("<DYPER PID='DM' COMMAND='EVIDENCE'><EVIDENCE SEARCH='0' TIME='0.1'>"
+                       "<CALL CALLER='' CALLEE='/Code/app/main'/>"
+                       "<CALL CALLER='/Code/app/main' CALLEE='/Code/app/hot'/>"
+                       "<CALL CALLER='/Code/app/main' CALLEE='/Code/app/idle'/>"
+                       "</EVIDENCE></DYPER>"),
+               Catch::Contains("<OK/>"));
+    // Rounds 10 ms apart from 0.6 s: each level is decided in the round after it is made.
+    for (int round = 0; round < 12; ++round) evidence_round(e, 0.6 + round * 0.01, hot_under_main);
+    auto g = e.shg();
+    auto leaves = true_leaves(g, 0);
+    REQUIRE(leaves.size() == 1);
+    CHECK(leaves[0].code == "/Code/app/hot");
+    CHECK(leaves[0].machine == "/Machine/h/app{1}/worker{2}");
+    CHECK(leaves[0].since < 0.8);  // not a sufficient time per level
+    CHECK(leaves[0].value == Approx(0.9).margin(0.01));
+    for (auto& n : g.nodes)
+      if (n.state == "true") CHECK(n.code != "/Code/app/idle");
+    live_shg = e.reply("<DYPER PID='DM' COMMAND='SHG'/>");
+  }
+  // EVIDENCE is recorded as a request, the search's ENABLEs as comments.
+  CHECK(recording.str().find("<DYPER PID='DM' COMMAND='EVIDENCE'><EVIDENCE SEARCH='0' TIME='0.1' "
+                             "EVICTED='0'><CALL CALLER='' CALLEE='/Code/app/main'/>") !=
+        std::string::npos);
+  std::istringstream in(recording.str());
+  std::ostringstream replayed;
+  replay(in, replayed, {});
+  auto out = replayed.str();
+  auto last_shg = out.rfind("<DYPER_REPLY ID='DM'><SHG>");
+  REQUIRE(last_shg != std::string::npos);
+  CHECK(out.substr(last_shg, out.find('\n', last_shg) - last_shg) == live_shg);
+  CHECK(live_shg.find("CODE='/Code/app/hot'") != std::string::npos);
+  // Before any search there is nothing to feed.
+  pc_engine fresh;
+  CHECK_THAT(fresh.reply("<DYPER PID='DM' COMMAND='EVIDENCE'><EVIDENCE SEARCH='0' TIME='1'/></DYPER>"),
+             Catch::Contains("NOT_ALLOWED"));
 }

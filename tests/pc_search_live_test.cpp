@@ -1,6 +1,6 @@
 // The Performance Consultant end to end on the workloads of examples/pc/: `perfdm search
-// --pid P --json` on a real running program (an engine of its own, stack sampling), with a
-// shortened sufficient time (2 s). The true leaves must name the right hypothesis, function
+// --pid P --json` on a real running program (an engine of its own, stack sampling), deciding
+// on the evidence (the default: no sufficient time). The true leaves must name the right hypothesis, function
 // and thread within the stated time, and no true node may name an idle function.
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -23,7 +23,7 @@ struct json_node {
 std::vector<json_node> search(int pid, int seconds) {
   std::string command = std::string(PERFDM_BINARY) + " search --pid " + std::to_string(pid) +
                         " --seconds " + std::to_string(seconds) +
-                        " --sufficient-time 2 --json 2>/dev/null";
+                        " --json 2>/dev/null";
   std::string out;
   if (FILE* p = popen(command.c_str(), "r")) {
     char buf[4096];

@@ -280,7 +280,7 @@ TEST_CASE("pc: a CPU-bound callee deep in a call chain is found, with its thread
   CHECK(s.settled());
 }
 
-TEST_CASE("pc: a node concludes only after the sufficient time (2 s here, 6 s by default)",
+TEST_CASE("pc: with SUFFICIENT_TIME a node concludes only after it (2 s, and Paradyn's 6 s)",
           "[pc]") {
   for (double sufficient : {2.0, 6.0}) {
     tunables t;

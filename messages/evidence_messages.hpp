@@ -1,0 +1,72 @@
+// The Performance Consultant's evidence (issue 24, docs/PROTOCOL.md §12 "Deciding on the
+// evidence"): the search actor asks the watched processes' stack sample windows for the
+// counts at its nodes' foci since its search began (WINDOW, internal), and feeds what they
+// answered back through the data manager as EVIDENCE, a request of its own, so that a
+// recording holds it and its replay decides the same nodes the same way. EVIDENCE also
+// carries the sampled call graph's new calls, along which /Code is refined.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "messages/inspect_macros.hpp"
+
+namespace perfdm {
+
+// One process's counts at one focus (window/sample_window.hpp focus_counts).
+struct evidence_counts {
+  std::int32_t pid = 0;
+  std::uint64_t ticks = 0;  // stack samples since the search began
+  std::uint64_t runs = 0, syncs = 0, ios = 0;  // thread-samples in each state at the focus
+  std::uint32_t runs_most = 0, syncs_most = 0, ios_most = 0;  // most at one sample
+  double io_ops = 0, io_bytes = 0;
+  double first = 0, last = 0;  // seconds: the first and last stack sample counted
+};
+PERFDM_INSPECT(evidence_counts, x.pid, x.ticks, x.runs, x.syncs, x.ios, x.runs_most,
+               x.syncs_most, x.ios_most, x.io_ops, x.io_bytes, x.first, x.last)
+
+// WINDOW (internal: search actor -> data manager -> registry -> every native source).
+struct window_query {
+  double since = 0;                             // seconds, engine time
+  std::vector<std::vector<std::string>> foci;  // each focus's resource names
+};
+PERFDM_INSPECT(window_query, x.since, x.foci)
+
+struct window_answer {
+  std::int32_t pid = 0;
+  std::vector<evidence_counts> counts;  // one per focus, in the query's order
+  std::uint64_t held_ticks = 0, evicted_ticks = 0;
+  std::uint64_t held_bytes = 0;
+};
+PERFDM_INSPECT(window_answer, x.pid, x.counts, x.held_ticks, x.evicted_ticks, x.held_bytes)
+
+struct window_answers {
+  std::vector<window_answer> processes;
+};
+PERFDM_INSPECT(window_answers, x.processes)
+
+struct evidence_focus {
+  std::string code, machine, syncobject;
+  std::vector<evidence_counts> processes;
+};
+PERFDM_INSPECT(evidence_focus, x.code, x.machine, x.syncobject, x.processes)
+
+struct evidence_call {
+  std::string caller;  // "" : `callee` is an entry function
+  std::string callee;
+};
+PERFDM_INSPECT(evidence_call, x.caller, x.callee)
+
+// EVIDENCE: `<EVIDENCE SEARCH TIME EVICTED><AT CODE MACHINE SYNCOBJECT><P …/>…</AT>…
+// <CALL CALLER CALLEE/>…</EVIDENCE>`; answered OK.
+struct evidence_note {
+  std::uint64_t search = 0;
+  double time = 0;  // data time the counts reach
+  std::uint64_t evicted = 0;  // stack samples the windows dropped so far (all processes)
+  std::vector<evidence_focus> foci;
+  std::vector<evidence_call> calls;
+};
+PERFDM_INSPECT(evidence_note, x.search, x.time, x.evicted, x.foci, x.calls)
+
+}  // namespace perfdm

@@ -1,0 +1,123 @@
+#include "pc/evidence.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace perfdm::pc {
+
+double z_two_sided(double alpha) {
+  alpha = std::clamp(alpha, 1e-300, 1.0 - 1e-12);
+  // P(|Z| > z) = erfc(z / √2), decreasing in z: bisection is exact enough and never fails.
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    double mid = (lo + hi) / 2;
+    (std::erfc(mid / std::sqrt(2.0)) > alpha ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+interval wilson(double p, double n, double z) {
+  if (n <= 0) return {0, 1};
+  p = std::clamp(p, 0.0, 1.0);
+  double z2 = z * z;
+  double centre = p + z2 / (2 * n);
+  double spread = z * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  double d = 1 + z2 / n;
+  return {std::max(0.0, (centre - spread) / d), std::min(1.0, (centre + spread) / d)};
+}
+
+sampled_state state_of(hypothesis h) {
+  switch (h) {
+    case hypothesis::excessive_sync_waiting_time:
+      return sampled_state::syncs;
+    case hypothesis::excessive_io_blocking_time:
+      return sampled_state::ios;
+    default:
+      return sampled_state::runs;
+  }
+}
+
+evidence_value evaluate_evidence(value_kind kind, sampled_state state,
+                                 const std::vector<process_evidence>& e, double z,
+                                 const evidence_floor& floor) {
+  auto st = static_cast<std::size_t>(state);
+  evidence_value v;
+  double first = 0, last = 0;
+  bool any = false;
+  for (auto& p : e) {
+    if (p.ticks == 0) continue;
+    v.samples += p.ticks;
+    first = any ? std::min(first, p.first) : p.first;
+    last = any ? std::max(last, p.last) : p.last;
+    any = true;
+  }
+  v.span = any ? last - first : 0;
+  v.enough = v.samples >= floor.min_samples && v.span + 1e-9 >= floor.min_span_s;
+  if (kind == value_kind::ratio) {
+    double ops = 0, bytes = 0;
+    for (auto& p : e) {
+      ops += p.io_ops;
+      bytes += p.io_bytes;
+    }
+    // Counted, not sampled: the mean size is exact; only the floor guards it.
+    v.value = ops > 0 ? bytes / ops : 0;
+    v.ci = {v.value, v.value};
+    v.no_ops = ops <= 0;
+    v.enough = v.enough && (v.no_ops || ops >= floor.min_io_ops);
+    return v;
+  }
+  // Bonferroni over the processes that have samples.
+  std::size_t processes = 0;
+  for (auto& p : e) processes += p.ticks > 0 ? 1 : 0;
+  double zp = processes > 1 ? z_two_sided(std::erfc(z / std::sqrt(2.0)) / processes) : z;
+  double divide = 1;
+  if (kind == value_kind::rate_per_process) divide = std::max<double>(1, processes);
+  for (auto& p : e) {
+    if (p.ticks == 0) continue;
+    double k = std::max<double>(1, p.most[st]);
+    double n = static_cast<double>(p.ticks);
+    double mu = static_cast<double>(p.hits[st]) / (k * n);
+    auto w = wilson(mu, n, zp);
+    v.value += k * mu / divide;
+    v.ci.low += k * w.low / divide;
+    v.ci.high += k * w.high / divide;
+  }
+  return v;
+}
+
+bool evidence_decision::take(hypothesis h, const std::vector<process_evidence>& e) {
+  auto kind = info(h).kind;
+  auto state = state_of(h);
+  // Not a look yet: the value is shown, nothing is spent.
+  auto preview =
+      evaluate_evidence(kind, state, e, z_two_sided(1 - rule_.confidence), rule_.floor);
+  if (!preview.enough || (looks_ > 0 && preview.samples * 4 < looked_at_ * 5)) {
+    last_.value = preview.value;
+    last_.samples = preview.samples;
+    last_.span = preview.span;
+    last_.enough = preview.enough;
+    return false;
+  }
+  ++looks_;
+  looked_at_ = preview.samples;
+  constexpr double pi = 3.14159265358979323846;
+  double alpha = (1 - rule_.confidence) * 6 / (pi * pi * looks_ * looks_);
+  last_ = evaluate_evidence(kind, state, e, z_two_sided(alpha), rule_.floor);
+  double up = rule_.threshold * (1 + rule_.hysteresis);
+  double down = rule_.threshold * (1 - rule_.hysteresis);
+  truth now = truth::unknown;
+  if (kind == value_kind::ratio && last_.no_ops) {
+    now = truth::false_;  // no operation at all: nothing is small (a division by 0 gives 0)
+  } else if (rule_.greater) {
+    if (last_.ci.low > up) now = truth::true_;
+    if (last_.ci.high < down) now = truth::false_;
+  } else {
+    if (last_.ci.high < down) now = truth::true_;
+    if (last_.ci.low > up) now = truth::false_;
+  }
+  if (now == truth::unknown || now == concluded_) return false;
+  concluded_ = now;
+  return true;
+}
+
+}  // namespace perfdm::pc

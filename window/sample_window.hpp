@@ -1,0 +1,99 @@
+// The bounded window of one watched process's stack samples (issue 24 §1): what the
+// Performance Consultant needs to evaluate any focus retroactively, on the samples since its
+// search (or phase) started, not only on those taken after its metric instance was enabled.
+// A stack sample holds every level of every thread's stack at once, so a node made later, one
+// level deeper, is decided on samples already taken.
+//
+// Per thread-sample it keeps the time, the time the sample covers, the thread's "shape"
+// (tid, name, activity, the distinct functions on its stack, the object it waits on, whether
+// it is in an I/O call) interned once for all samples that share it, and the thread's I/O
+// counts. Bounded by a span (default 120 s) and a byte budget (default 16 MiB per process):
+// the oldest stack samples go first, and what goes is counted (ticks, thread-samples, bytes).
+// Plain C++: the native source actor feeds it; tests drive it with synthetic threads.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "native/focus_attribution.hpp"
+
+namespace perfdm::window {
+
+struct window_limits {
+  double span_s = 120;                       // stack samples older than this go
+  std::size_t max_bytes = 16u * 1024 * 1024;  // and the oldest go while it is over this
+};
+
+// What a focus saw since a time, in one process: the counts the PC's statistics need.
+struct focus_counts {
+  std::uint64_t ticks = 0;   // stack samples of the process since then (n)
+  std::uint32_t scope = 0;   // most threads of the focus's /Machine part at one tick (K)
+  // thread-samples at the focus in each state (each ≤ K per tick)
+  std::uint64_t runs = 0, syncs = 0, ios = 0;
+  // the most thread-samples in each state at one stack sample (bounds one sample's count)
+  std::uint32_t runs_most = 0, syncs_most = 0, ios_most = 0;
+  // the same weighted with the time each sample covers (what the MIs are fed)
+  double cpu_s = 0, sync_s = 0, io_s = 0;
+  double io_ops = 0, io_bytes = 0;  // exact counts at the focus (focus_attribution rules)
+  double first = 0, last = 0;       // seconds: the first and the last stack sample counted
+};
+
+struct window_stats {
+  std::uint64_t ticks = 0, thread_samples = 0, shapes = 0;
+  std::size_t bytes = 0;
+  std::uint64_t evicted_ticks = 0, evicted_thread_samples = 0;
+  std::size_t evicted_bytes = 0;
+  double oldest = 0;  // seconds: the oldest stack sample held (0 when none)
+};
+
+class sample_window {
+ public:
+  explicit sample_window(native::sampled_process process, window_limits limits = {});
+
+  // One stack sample at engine time `t_ns` covering `covered` seconds before it: its threads
+  // as focus_attribution describes them (their io counts set). Samples come in time order.
+  void add(std::int64_t t_ns, double covered, const std::vector<native::sampled_thread>& threads);
+
+  // What `focus` saw from `since` (seconds, engine time) on: stack samples at or after it.
+  focus_counts count(const native::pc_focus& focus, double since) const;
+
+  window_stats stats() const;
+  const window_limits& limits() const { return limits_; }
+  const native::sampled_process& process() const { return process_; }
+
+ private:
+  struct shape {
+    native::sampled_thread thread;  // io counts unused
+    std::string key;
+    std::size_t bytes = 0;
+    std::uint64_t uses = 0;
+  };
+  struct record {  // one thread at one stack sample
+    std::uint32_t shape;
+    float io_ops, io_bytes, stack_io_ops, stack_io_bytes;
+  };
+  struct tick {
+    std::int64_t t_ns;
+    float covered;
+    std::uint32_t records;  // how many of `records_` after the previous tick's
+  };
+
+  std::uint32_t intern(const native::sampled_thread& t);
+  void evict_front();
+  void enforce(std::int64_t now_ns);
+
+  native::sampled_process process_;
+  window_limits limits_;
+  std::deque<tick> ticks_;
+  std::deque<record> records_;
+  std::vector<shape> shapes_;
+  std::vector<std::uint32_t> free_shapes_;
+  std::map<std::string, std::uint32_t> shape_ids_;
+  std::size_t bytes_ = 0;
+  window_stats evicted_;
+};
+
+}  // namespace perfdm::window
