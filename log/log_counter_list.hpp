@@ -3,10 +3,7 @@
 // with and how records of merged logs reduce (log_core::set_counters_reduction).
 //
 //   #define PERFDM_PC_LOG_COUNTERS(X) X(search, max) X(value, max)
-//   namespace pc_log_counters {
-//   PERFDM_PC_LOG_COUNTERS(PERFDM_LOG_COUNTER)
-//   inline constexpr log_counter_def list[] = {PERFDM_PC_LOG_COUNTERS(PERFDM_LOG_COUNTER_IN_LIST)};
-//   }
+//   PERFDM_LOG_COUNTER_LIST(pc_log_counters, PERFDM_PC_LOG_COUNTERS)
 //   record.integer(pc_log_counters::search, 3);
 //   core.set_counters_reduction(id, log_counters_reduction_of(pc_log_counters::list));
 #pragma once
@@ -29,6 +26,12 @@ struct log_counter_def {
 #define PERFDM_LOG_COUNTER(name, op) \
   inline constexpr ::perfdm::log_counter_def name{#name, ::perfdm::log_reduce_op::op};
 #define PERFDM_LOG_COUNTER_IN_LIST(name, op) name,
+// namespace NS: one log_counter_def per counter of LIST, and `list`, all of them in order.
+#define PERFDM_LOG_COUNTER_LIST(NS, LIST)                                                 \
+  namespace NS {                                                                          \
+  LIST(PERFDM_LOG_COUNTER)                                                                \
+  inline constexpr ::perfdm::log_counter_def list[] = {LIST(PERFDM_LOG_COUNTER_IN_LIST)}; \
+  }
 
 // Adds the reduction of every counter of `list` (under `prefix`) to `how`.
 template <std::size_t N>

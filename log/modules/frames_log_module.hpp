@@ -30,16 +30,9 @@
 
 namespace perfdm {
 
-namespace frames_log_counters {
-PERFDM_FRAMES_LOG_COUNTERS(PERFDM_LOG_COUNTER)
-inline constexpr log_counter_def list[] = {PERFDM_FRAMES_LOG_COUNTERS(PERFDM_LOG_COUNTER_IN_LIST)};
-}  // namespace frames_log_counters
+PERFDM_LOG_COUNTER_LIST(frames_log_counters, PERFDM_FRAMES_LOG_COUNTERS)
 
-namespace frames_log_field_counters {
-PERFDM_FRAMES_LOG_FIELD_COUNTERS(PERFDM_LOG_COUNTER)
-inline constexpr log_counter_def list[] = {
-    PERFDM_FRAMES_LOG_FIELD_COUNTERS(PERFDM_LOG_COUNTER_IN_LIST)};
-}  // namespace frames_log_field_counters
+PERFDM_LOG_COUNTER_LIST(frames_log_field_counters, PERFDM_FRAMES_LOG_FIELD_COUNTERS)
 
 void add_frames_module(log_core& core, const frames_stats& stats, std::size_t requested_bytes);
 

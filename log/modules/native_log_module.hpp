@@ -46,16 +46,11 @@
 
 namespace perfdm {
 
-namespace native_log_counters {
-PERFDM_NATIVE_LOG_COUNTERS(PERFDM_LOG_COUNTER)
-inline constexpr log_counter_def list[] = {PERFDM_NATIVE_LOG_COUNTERS(PERFDM_LOG_COUNTER_IN_LIST)};
-}  // namespace native_log_counters
+PERFDM_LOG_COUNTER_LIST(native_log_counters, PERFDM_NATIVE_LOG_COUNTERS)
 
+PERFDM_LOG_COUNTER_LIST(native_log_code_types, PERFDM_NATIVE_LOG_CODE_TYPES)
 namespace native_log_code_types {
-PERFDM_NATIVE_LOG_CODE_TYPES(PERFDM_LOG_COUNTER)
-inline constexpr log_counter_def list[] = {
-    PERFDM_NATIVE_LOG_CODE_TYPES(PERFDM_LOG_COUNTER_IN_LIST)};
-inline constexpr const char* prefix = "type.";
+inline constexpr const char* prefix = "type.";  // the counter of code class T is type.T
 }  // namespace native_log_code_types
 
 // One watched process: its resource (/Process/NAME{PID}) and its profile (PROFILE's reply,

@@ -26,10 +26,7 @@
 
 namespace perfdm {
 
-namespace pc_log_counters {
-PERFDM_PC_LOG_COUNTERS(PERFDM_LOG_COUNTER)
-inline constexpr log_counter_def list[] = {PERFDM_PC_LOG_COUNTERS(PERFDM_LOG_COUNTER_IN_LIST)};
-}  // namespace pc_log_counters
+PERFDM_LOG_COUNTER_LIST(pc_log_counters, PERFDM_PC_LOG_COUNTERS)
 
 // The record name of a node: "shg SEARCH/ID HYPOTHESIS <CODE, MACHINE, SYNCOBJECT> STATE".
 std::string pc_log_record_name(const shg_node_info& n);
