@@ -58,13 +58,13 @@ TEST_CASE("the module table matches docs/LOG-FORMAT.md: ids, versions, counter n
           "[log][modules]") {
   const auto rows = documented_modules();
   std::size_t modules = 0;
-#define PERFDM_CHECK_MODULE(id, name, version, printer) \
-  {                                                     \
-    ++modules;                                          \
-    INFO("module " #name);                              \
-    REQUIRE(rows.count(#name) == 1);                    \
-    CHECK(rows.at(#name).id == id);                     \
-    CHECK(rows.at(#name).version == version);           \
+#define PERFDM_CHECK_MODULE(module_id, name, module_version, printer) \
+  {                                                                   \
+    ++modules;                                                        \
+    INFO("module " #name);                                            \
+    REQUIRE(rows.count(#name) == 1);                                  \
+    CHECK(rows.at(#name).id == module_id);                            \
+    CHECK(rows.at(#name).version == module_version);                  \
   }
   PERFDM_LOG_MODULES(PERFDM_CHECK_MODULE)
 #undef PERFDM_CHECK_MODULE
