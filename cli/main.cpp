@@ -15,10 +15,6 @@
 
 #include "cli/daemon_command.hpp"
 #include "cli/relay_command.hpp"
-#include "log/modules/dm_log_module.hpp"
-#include "log/modules/frames_log_module.hpp"
-#include "log/modules/native_log_module.hpp"
-#include "log/modules/pc_log_module.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/engine_controller.hpp"
 #include "cli/engine_listener.hpp"
@@ -30,6 +26,7 @@
 #include "cli/search_command.hpp"
 #include "cli/top_command.hpp"
 #include "log/log_command.hpp"
+#include "log/log_modules.hpp"
 #include "trace/log_trace.hpp"
 #include "cli/xml_session.hpp"
 #include "cli/installed_files.hpp"
@@ -318,10 +315,7 @@ int main(int argc, char** argv) {
   if (*search) return perfdm::run_search_command(search_options, std::cout, std::cerr);
   if (*top) return perfdm::run_top_command(top_options, std::cout, std::cerr);
 
-  perfdm::register_dm_log_printer();
-  perfdm::register_frames_log_printer();
-  perfdm::register_native_log_printer();
-  perfdm::register_pc_log_printer();
+  perfdm::add_log_module_printers(perfdm::default_log_printers());
   if (*log && !log_trace_event.empty())
     return perfdm::run_log_trace_command(log_options.file, log_trace_event, std::cerr);
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);

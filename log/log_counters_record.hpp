@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "log/log_core.hpp"
+#include "log/log_counter_list.hpp"
 #include "log/log_counters.hpp"
 
 namespace perfdm {
@@ -24,6 +25,13 @@ class log_counters_record {
   log_counters_record& real(const std::string& counter, double v) {
     counters_.push_back(log_counter::of(core_.lookup_id(counter), v));
     return *this;
+  }
+  // A counter of the module's list (log/log_counter_list.hpp).
+  log_counters_record& integer(const log_counter_def& counter, std::int64_t v) {
+    return integer(counter.name, v);
+  }
+  log_counters_record& real(const log_counter_def& counter, double v) {
+    return real(counter.name, v);
   }
   bool add() { return core_.add_counters(module_id_, id_, counters_); }
 

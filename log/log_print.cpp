@@ -1,12 +1,11 @@
 #include "log/log_print.hpp"
 
-#include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 
 #include "log/log_codec.hpp"
+#include "log/log_print_text.hpp"
 
 namespace perfdm {
 
@@ -28,136 +27,11 @@ log_printer_registry& default_log_printers() {
 
 namespace {
 
-const char hex_digits[] = "0123456789abcdef";
-
-void append_hex_byte(std::string& out, unsigned char c) {
-  out += hex_digits[c >> 4];
-  out += hex_digits[c & 15];
-}
-
-bool needs_escape(unsigned char c) { return c < 0x20 || c == 0x7f || c == '\\'; }
-
-void append_escaped(std::string& out, std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size() && !needs_escape(static_cast<unsigned char>(s[i]))) ++i;
-  if (i == s.size()) {
-    out.append(s);
-    return;
-  }
-  out.append(s.substr(0, i));
-  for (; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\\': out += "\\\\"; break;
-      default:
-        if (needs_escape(c)) {
-          out += "\\x";
-          append_hex_byte(out, c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-}
-
-void append_hex(std::string& out, std::string_view s) {
-  for (unsigned char c : s) append_hex_byte(out, c);
-}
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  std::size_t n;
-  unsigned char lo = 0x80, hi = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    if (c == 0xe0) lo = 0xa0;
-    if (c == 0xed) hi = 0x9f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    if (c == 0xf0) lo = 0x90;
-    if (c == 0xf4) hi = 0x8f;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (b(i + k) < 0x80 || b(i + k) > 0xbf) return 0;
-  }
-  return n;
-}
-
-// A JSON string; bytes that are not UTF-8 appear as \u00XX (their Latin-1 reading).
-void append_json(std::string& out, std::string_view s) {
-  out += '"';
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      if (const std::size_t n = utf8_sequence(s, i)) {
-        out.append(s.substr(i, n));
-        i += n;
-        continue;
-      }
-    }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c >= 0x7f) {
-          out += "\\u00";
-          append_hex_byte(out, c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
-  }
-  out += '"';
-}
-
-template <class T>
-void append_number(std::string& out, T v) {
-  char b[40];
-  const auto r = std::to_chars(b, b + sizeof b, v);
-  out.append(b, static_cast<std::size_t>(r.ptr - b));
-}
-
-void append_value(std::string& out, const log_value& v, bool json) {
-  switch (v.kind) {
-    case log_value::integer: append_number(out, v.i); break;
-    case log_value::real:
-      if (std::isfinite(v.f)) {
-        append_number(out, v.f);
-      } else {
-        const char* t = std::isnan(v.f) ? "nan" : v.f > 0 ? "inf" : "-inf";
-        if (json) {
-          out += '"';
-          out += t;
-          out += '"';
-        } else {
-          out += t;
-        }
-      }
-      break;
-    case log_value::text:
-      if (json) {
-        append_json(out, v.s);
-      } else {
-        append_escaped(out, v.s);
-      }
-      break;
-  }
-}
+using log_text::append_escaped;
+using log_text::append_hex;
+using log_text::append_json;
+using log_text::append_number;
+using log_text::append_value;
 
 // Buffers output and writes it to the stream 64 KiB at a time.
 class out_buffer {
@@ -314,24 +188,6 @@ struct module_plan {
 };
 
 }  // namespace
-
-std::string log_escape_text(std::string_view bytes) {
-  std::string r;
-  append_escaped(r, bytes);
-  return r;
-}
-
-std::string log_name_text(const log_name& name) {
-  std::string r;
-  if (name.printable()) {
-    append_escaped(r, name.bytes);
-  } else {
-    r = "<hex:";
-    append_hex(r, name.bytes);
-    r += '>';
-  }
-  return r;
-}
 
 void print_log(const std::string& path, const log_print_options& options, std::ostream& out) {
   const log_printer_registry& registry =

@@ -24,30 +24,40 @@ enum writer_state : std::uint32_t {
 };
 
 // The first 128 bytes of the header; the layout descriptor (NUL-terminated) follows at
-// descriptor_offset and the header is padded to header_size.
+// descriptor_offset and the header is padded to header_size. The fields are listed once, as
+// X(type, name, extent), for both sides (Tracy's one layout for client and server): struct
+// header below, and the generated writer's perfdm_segment_header (shm/codegen.cpp), which
+// asserts every field's offset and size against this struct's.
+#define PERFDM_SEGMENT_HEADER_FIELDS(X)                                                        \
+  X(char, magic, [8])                                                                          \
+  X(std::uint32_t, version, )                                                                  \
+  X(std::uint32_t, header_size, )      /* bytes before the first lane: a multiple of page */  \
+  X(std::uint64_t, layout_hash, )                                                              \
+  X(std::uint32_t, frame_size, )                                                               \
+  X(std::uint32_t, lane_count, )                                                               \
+  X(std::uint32_t, lane_capacity, )    /* slots per lane, a power of two */                   \
+  X(std::uint32_t, clock, )            /* clock_kind of perfdm_time */                        \
+  X(std::int32_t, target_pid, )                                                                \
+  X(std::int32_t, creator_pid, )                                                               \
+  X(std::uint32_t, writer_state, )     /* set by the writer: writer_state */                  \
+  X(std::int32_t, writer_pid, )        /* set by the writer when it attaches */               \
+  X(std::uint64_t, no_lane_drops, )    /* frames dropped because every lane was taken */      \
+  X(std::uint32_t, descriptor_size, )  /* bytes of the descriptor, without its NUL */          \
+  X(std::uint32_t, reserved0, )                                                                \
+  X(std::uint64_t, transition_drops, ) /* frames dropped while another thread opened it */    \
+  X(std::uint64_t, reader_clock_ns, )  /* see below */                                         \
+  X(std::uint32_t, reserved, [10])
+
+// reader_clock_ns, clock_reader only: CLOCK_MONOTONIC ns, set by the creator and by every
+// poll of a reader, never decreasing; the writer's perfdm_time. Its cache line is otherwise
+// written only on the writer's transitions, so it stays shared in the writers' caches
+// between polls.
 struct header {
-  char magic[8];
-  std::uint32_t version;
-  std::uint32_t header_size;  // bytes before the first lane: a multiple of page
-  std::uint64_t layout_hash;
-  std::uint32_t frame_size;
-  std::uint32_t lane_count;
-  std::uint32_t lane_capacity;  // slots per lane, a power of two
-  std::uint32_t clock;          // clock_kind of perfdm_time
-  std::int32_t target_pid;
-  std::int32_t creator_pid;
-  std::uint32_t writer_state;     // set by the writer: writer_state
-  std::int32_t writer_pid;        // set by the writer when it attaches
-  std::uint64_t no_lane_drops;    // frames dropped because every lane was taken
-  std::uint32_t descriptor_size;  // bytes of the descriptor, without its NUL
-  std::uint32_t reserved0;
-  std::uint64_t transition_drops;  // frames dropped while another thread opened the segment
-  // clock_reader only: CLOCK_MONOTONIC ns, set by the creator and by every poll of a reader,
-  // never decreasing; the writer's perfdm_time. Its cache line is otherwise written only on
-  // the writer's transitions, so it stays shared in the writers' caches between polls.
-  std::uint64_t reader_clock_ns;
-  std::uint32_t reserved[10];
+#define PERFDM_SEGMENT_HEADER_FIELD(type, name, extent) type name extent;
+  PERFDM_SEGMENT_HEADER_FIELDS(PERFDM_SEGMENT_HEADER_FIELD)
+#undef PERFDM_SEGMENT_HEADER_FIELD
 };
+// The layout is the protocol (docs/FRAMES.md §4): a change to the list must not move these.
 static_assert(offsetof(header, no_lane_drops) == 56, "header layout");
 static_assert(offsetof(header, transition_drops) == 72, "header layout");
 static_assert(offsetof(header, reader_clock_ns) == 80, "header layout");

@@ -21,6 +21,7 @@ frame_sample_builder::frame_sample_builder(shm::frame_layout layout, std::string
     summaries_.push_back(field_summary{f.name, 0, 0, 0, 0});
     summary_field_.push_back(i);
   }
+  values_.resize(summaries_.size());
 }
 
 std::string frame_sample_builder::metric_of(const shm::field_layout& f) const {
@@ -29,9 +30,9 @@ std::string frame_sample_builder::metric_of(const shm::field_layout& f) const {
 
 void frame_sample_builder::set_collecting(const std::vector<collecting_mi>& mis) {
   std::vector<route> routes;
-  for (std::size_t i : summary_field_) {
-    auto& f = fields_[i];
-    route r{i, f.kind == shm::field_kind::counter, {}};
+  for (std::size_t s = 0; s < summary_field_.size(); ++s) {
+    auto& f = fields_[summary_field_[s]];
+    route r{s, f.kind == shm::field_kind::counter, {}};
     auto metric = metric_of(f);
     for (auto& m : mis) {
       if (m.metric != metric) continue;
@@ -47,7 +48,7 @@ void frame_sample_builder::set_collecting(const std::vector<collecting_mi>& mis)
     std::vector<accumulator> acc(routes.size());
     for (std::size_t n = 0; n < routes.size(); ++n)
       for (std::size_t o = 0; o < routes_.size(); ++o)
-        if (routes_[o].field == routes[n].field) acc[n] = iv.acc[o];
+        if (routes_[o].summary == routes[n].summary) acc[n] = iv.acc[o];
     iv.acc = std::move(acc);
   }
   routes_ = std::move(routes);
@@ -62,11 +63,16 @@ frame_sample_builder::open_interval& frame_sample_builder::interval_for(time_ns 
     ++late_;
     t = closed_until_;
   }
+  if (hot_ && t >= hot_start_ && t < hot_->end) return *hot_;
   // An open interval holding t (its width may be one the interval had before a change).
   auto next = open_.upper_bound(t);
   if (next != open_.begin()) {
     auto prev = std::prev(next);
-    if (t < prev->second.end) return prev->second;
+    if (t < prev->second.end) {
+      hot_ = &prev->second;
+      hot_start_ = prev->first;
+      return *hot_;
+    }
   }
   time_ns start = t - t % width_;
   time_ns end = start + width_;
@@ -77,13 +83,17 @@ frame_sample_builder::open_interval& frame_sample_builder::interval_for(time_ns 
   auto& iv = open_[start];
   iv.end = end;
   iv.acc.resize(routes_.size());
+  hot_ = &iv;
+  hot_start_ = start;
   return iv;
 }
 
 void frame_sample_builder::add(const std::byte* frame, time_ns t) {
   if (t < 0) t = 0;
+  // Each numeric field is decoded once, for its summary and for the routes that take it.
   for (std::size_t s = 0; s < summaries_.size(); ++s) {
-    double v = shm::field_value(fields_[summary_field_[s]], frame);
+    const double v = shm::field_value(fields_[summary_field_[s]], frame);
+    values_[s] = v;
     auto& sum = summaries_[s];
     if (sum.count == 0 || v < sum.min) sum.min = v;
     if (sum.count == 0 || v > sum.max) sum.max = v;
@@ -93,13 +103,14 @@ void frame_sample_builder::add(const std::byte* frame, time_ns t) {
   if (routes_.empty()) return;
   auto& iv = interval_for(t);
   for (std::size_t r = 0; r < routes_.size(); ++r) {
-    iv.acc[r].sum += shm::field_value(fields_[routes_[r].field], frame);
+    iv.acc[r].sum += values_[routes_[r].summary];
     ++iv.acc[r].count;
   }
 }
 
 void frame_sample_builder::flush(time_ns until, std::vector<sample>& out) {
   while (!open_.empty() && open_.begin()->second.end <= until) {
+    if (hot_ == &open_.begin()->second) hot_ = nullptr;
     auto node = open_.extract(open_.begin());
     auto start = node.key();
     auto& iv = node.mapped();

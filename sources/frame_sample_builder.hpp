@@ -33,6 +33,11 @@ namespace perfdm {
 class frame_sample_builder {
  public:
   frame_sample_builder(shm::frame_layout layout, std::string frame_resource);
+  // Not copied: the hot interval points into open_ (a move keeps the map's nodes).
+  frame_sample_builder(const frame_sample_builder&) = delete;
+  frame_sample_builder& operator=(const frame_sample_builder&) = delete;
+  frame_sample_builder(frame_sample_builder&&) = default;
+  frame_sample_builder& operator=(frame_sample_builder&&) = default;
 
   const shm::frame_layout& layout() const { return layout_; }
   // The layout's fields with numeric arrays as their elements (shm::element_fields): each
@@ -61,7 +66,7 @@ class frame_sample_builder {
 
  private:
   struct route {
-    std::size_t field;              // index into fields_
+    std::size_t summary;  // index into summaries_ and values_ (every routed field has one)
     bool counter;
     std::vector<mi_handle> mis;
   };
@@ -86,6 +91,11 @@ class frame_sample_builder {
   std::uint64_t late_ = 0;
   std::vector<field_summary> summaries_;
   std::vector<std::size_t> summary_field_;  // fields_ index of each summary
+  std::vector<double> values_;              // by summary: the value in the frame being added
+  // The interval the last frame went into, while it is open: frames come mostly in time
+  // order, so it usually holds the next one too and the map is not searched.
+  open_interval* hot_ = nullptr;
+  time_ns hot_start_ = 0;
 };
 
 // True when `resource` is `ancestor` or lies below it ("/" is everyone's ancestor).

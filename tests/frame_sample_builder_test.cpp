@@ -194,3 +194,28 @@ TEST_CASE("frame sampler: each element of an array field is a metric of its own 
   CHECK(s.summaries()[1].name == "lat[1]");
   CHECK(s.summaries()[1].max == 20);
 }
+
+TEST_CASE("frames out of time order go to the open interval that holds each, across flushes") {
+  // The builder keeps the last frame's interval at hand: a frame outside it must still find
+  // its own, and an interval closed by flush must not take frames any more.
+  frame_sample_builder s(work_layout(), resource);
+  s.set_collecting({mi(0, "work.requests", {"/"})});
+  s.set_interval(100 * ms);
+  frame f(s.layout());
+  for (time_ns t : {10 * ms, 150 * ms, 20 * ms, 160 * ms, 30 * ms, 250 * ms, 170 * ms})
+    s.add(f.set_u64("requests", static_cast<std::uint64_t>(t / ms)).bytes.data(), t);
+  std::vector<sample> out;
+  s.flush(100 * ms, out);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].end == Approx(0.1));
+  CHECK(out[0].value == 10 + 20 + 30);
+  s.add(f.set_u64("requests", 40).bytes.data(), 40 * ms);    // closed: late, into [0.1, 0.2)
+  s.add(f.set_u64("requests", 1000).bytes.data(), 180 * ms);
+  s.flush(300 * ms, out);
+  REQUIRE(out.size() == 3);
+  CHECK(out[1].start == Approx(0.1));
+  CHECK(out[1].value == 150 + 160 + 170 + 40 + 1000);
+  CHECK(out[2].start == Approx(0.2));
+  CHECK(out[2].value == 250);
+  CHECK(s.late_frames() == 1);
+}

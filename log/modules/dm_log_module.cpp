@@ -66,8 +66,7 @@ void add_dm_module(log_core& core, const dm_snapshot& s, std::size_t requested_b
 }
 
 void register_dm_log_printer() {
-  default_log_printers().add(dm_log_module_id, dm_log_module_name, dm_log_module_version,
-                             print_log_counters);
+  add_log_module_printer(default_log_printers(), dm_log_module_id);
 }
 
 }  // namespace perfdm

@@ -7,13 +7,10 @@
 #include <vector>
 
 #include "log/log_core.hpp"
+#include "log/log_modules.hpp"
 #include "messages/dm_messages.hpp"
 
 namespace perfdm {
-
-inline constexpr std::uint32_t dm_log_module_id = 16;
-inline constexpr std::uint32_t dm_log_module_version = 1;
-inline constexpr const char* dm_log_module_name = "dm";
 
 // What the data manager holds, read through its ordinary requests.
 struct dm_snapshot {

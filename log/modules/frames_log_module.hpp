@@ -8,13 +8,31 @@
 #include <cstdint>
 
 #include "log/log_core.hpp"
+#include "log/log_counter_list.hpp"
+#include "log/log_modules.hpp"
 #include "messages/process_messages.hpp"
+
+// The counters of a record, in record order, and how merged logs reduce them: sums, but the
+// pid is one value.
+#define PERFDM_FRAMES_LOG_COUNTERS(X) \
+  X(pid, max)                         \
+  X(frames, sum)                      \
+  X(lost, sum)                        \
+  X(torn, sum)                        \
+  X(late, sum)                        \
+  X(no_lane_drops, sum)
+// Then per numeric field F, `field.F.` and these; minima and maxima stay minima and maxima.
+#define PERFDM_FRAMES_LOG_FIELD_COUNTERS(X) \
+  X(count, sum)                             \
+  X(min, min)                               \
+  X(max, max)                               \
+  X(sum, sum)
 
 namespace perfdm {
 
-inline constexpr std::uint32_t frames_log_module_id = 17;
-inline constexpr std::uint32_t frames_log_module_version = 1;
-inline constexpr const char* frames_log_module_name = "frames";
+PERFDM_LOG_COUNTER_LIST(frames_log_counters, PERFDM_FRAMES_LOG_COUNTERS)
+
+PERFDM_LOG_COUNTER_LIST(frames_log_field_counters, PERFDM_FRAMES_LOG_FIELD_COUNTERS)
 
 void add_frames_module(log_core& core, const frames_stats& stats, std::size_t requested_bytes);
 

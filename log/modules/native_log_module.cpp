@@ -26,10 +26,11 @@ void add_native_module(log_core& core, const std::vector<native_log_process>& pr
                        std::size_t requested_bytes) {
   core.register_module(native_log_module_name, native_log_module_id, native_log_module_version,
                        requested_bytes);
+  namespace c = native_log_counters;
+  namespace types = native_log_code_types;
   log_counters_reduction how;
-  for (auto* name : {"pid", "tid", "last", "checktime", "ended", "detailed", "type.NORMAL",
-                     "type.SYSTEM", "type.IO", "type.SYSTEM_IO"})
-    how.set(name, log_reduce_op::max);
+  add_log_counters_reduction(how, c::list);
+  add_log_counters_reduction(how, types::list, types::prefix);
   core.set_counters_reduction(native_log_module_id, how);
 
   struct across {
@@ -40,27 +41,27 @@ void add_native_module(log_core& core, const std::vector<native_log_process>& pr
   for (auto& p : processes) {
     auto& r = p.profile;
     log_counters_record(core, native_log_module_id, "native " + p.resource)
-        .integer("pid", r.pid)
-        .integer("samples", count(r.samples))
-        .integer("stacks", count(r.stacks))
-        .integer("active", count(r.active))
-        .integer("detailed", count(r.detailed))
-        .real("montime", r.montime)
-        .real("cost", r.cost)
-        .real("last", r.last)
-        .real("checktime", r.checktime)
-        .integer("ended", r.ended ? 1 : 0)
+        .integer(c::pid, r.pid)
+        .integer(c::samples, count(r.samples))
+        .integer(c::stacks, count(r.stacks))
+        .integer(c::active, count(r.active))
+        .integer(c::detailed, count(r.detailed))
+        .real(c::montime, r.montime)
+        .real(c::cost, r.cost)
+        .real(c::last, r.last)
+        .real(c::checktime, r.checktime)
+        .integer(c::ended, r.ended ? 1 : 0)
         .add();
     std::string function;
     for (auto& i : r.items) {
       function = function_of(i, function);
       bool line = function != i.name;
-      auto type = i.type.empty() ? std::string("NORMAL") : i.type;
+      auto type = i.type.empty() ? std::string(types::NORMAL.name) : i.type;
       log_counters_record(core, native_log_module_id,
                           "profile " + p.resource + " " + i.name + (line ? " " + i.file : ""))
-          .integer("total", count(i.total))
-          .integer("base", count(i.base))
-          .integer("type." + type, 1)
+          .integer(c::total, count(i.total))
+          .integer(c::base, count(i.base))
+          .integer(types::prefix + type, 1)
           .add();
       if (line) continue;
       auto& a = functions[i.name];
@@ -71,26 +72,25 @@ void add_native_module(log_core& core, const std::vector<native_log_process>& pr
     for (auto& t : r.threads)
       log_counters_record(core, native_log_module_id,
                           "threads " + p.resource + "/" + std::to_string(t.tid) + " " + t.name)
-          .integer("tid", t.tid)
-          .integer("samples", count(t.samples))
-          .integer("blocks", count(t.blocks))
-          .integer("runs", count(t.runs))
-          .integer("waits", count(t.waits))
-          .integer("ios", count(t.ios))
-          .integer("sleeps", count(t.sleeps))
+          .integer(c::tid, t.tid)
+          .integer(c::samples, count(t.samples))
+          .integer(c::blocks, count(t.blocks))
+          .integer(c::runs, count(t.runs))
+          .integer(c::waits, count(t.waits))
+          .integer(c::ios, count(t.ios))
+          .integer(c::sleeps, count(t.sleeps))
           .add();
   }
   for (auto& [name, a] : functions)
     log_counters_record(core, native_log_module_id, "profile " + name)
-        .integer("total", count(a.total))
-        .integer("base", count(a.base))
-        .integer("type." + a.type, 1)
+        .integer(c::total, count(a.total))
+        .integer(c::base, count(a.base))
+        .integer(types::prefix + a.type, 1)
         .add();
 }
 
 void register_native_log_printer() {
-  default_log_printers().add(native_log_module_id, native_log_module_name,
-                             native_log_module_version, print_log_counters);
+  add_log_module_printer(default_log_printers(), native_log_module_id);
 }
 
 }  // namespace perfdm

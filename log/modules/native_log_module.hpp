@@ -11,13 +11,47 @@
 #include <vector>
 
 #include "log/log_core.hpp"
+#include "log/log_counter_list.hpp"
+#include "log/log_modules.hpp"
 #include "messages/native_messages.hpp"
+
+// The counters of the module's records (a process's, a profile item's, a thread's), and how
+// merged logs reduce them: counts sum; the pid, the tid, the last sample time, CHECKTIME and
+// the flags take the maximum.
+#define PERFDM_NATIVE_LOG_COUNTERS(X) \
+  X(pid, max)                         \
+  X(samples, sum)                     \
+  X(stacks, sum)                      \
+  X(active, sum)                      \
+  X(detailed, max)                    \
+  X(montime, sum)                     \
+  X(cost, sum)                        \
+  X(last, max)                        \
+  X(checktime, max)                   \
+  X(ended, max)                       \
+  X(total, sum)                       \
+  X(base, sum)                        \
+  X(tid, max)                         \
+  X(blocks, sum)                      \
+  X(runs, sum)                        \
+  X(waits, sum)                       \
+  X(ios, sum)                         \
+  X(sleeps, sum)
+// A profile item's code class T, the counter `type.T` = 1.
+#define PERFDM_NATIVE_LOG_CODE_TYPES(X) \
+  X(NORMAL, max)                        \
+  X(SYSTEM, max)                        \
+  X(IO, max)                            \
+  X(SYSTEM_IO, max)
 
 namespace perfdm {
 
-inline constexpr std::uint32_t native_log_module_id = 18;
-inline constexpr std::uint32_t native_log_module_version = 1;
-inline constexpr const char* native_log_module_name = "native";
+PERFDM_LOG_COUNTER_LIST(native_log_counters, PERFDM_NATIVE_LOG_COUNTERS)
+
+PERFDM_LOG_COUNTER_LIST(native_log_code_types, PERFDM_NATIVE_LOG_CODE_TYPES)
+namespace native_log_code_types {
+inline constexpr const char* prefix = "type.";  // the counter of code class T is type.T
+}  // namespace native_log_code_types
 
 // One watched process: its resource (/Process/NAME{PID}) and its profile (PROFILE's reply,
 // with the thread states).

@@ -24,28 +24,24 @@ void add_pc_module(log_core& core, const std::vector<shg_node_info>& nodes,
                    std::size_t requested_bytes) {
   core.register_module(pc_log_module_name, pc_log_module_id, pc_log_module_version,
                        requested_bytes);
-  // Logs of several engines merged: a node is the same node only in the same session, so
-  // every counter keeps the larger value rather than a meaningless sum.
+  namespace c = pc_log_counters;
   log_counters_reduction how;
-  for (auto* name : {"search", "id", "parent", "state", "active", "value", "threshold", "since"})
-    how.set(name, log_reduce_op::max);
-  core.set_counters_reduction(pc_log_module_id, how);
+  core.set_counters_reduction(pc_log_module_id, add_log_counters_reduction(how, c::list));
   for (auto& n : nodes)
     log_counters_record(core, pc_log_module_id, pc_log_record_name(n))
-        .integer("search", static_cast<std::int64_t>(n.search))
-        .integer("id", static_cast<std::int64_t>(n.id))
-        .integer("parent", n.has_parent ? static_cast<std::int64_t>(n.parent) : -1)
-        .integer("state", state_number(n.state))
-        .integer("active", n.active ? 1 : 0)
-        .real("value", n.value)
-        .real("threshold", n.threshold)
-        .real("since", n.since)
+        .integer(c::search, static_cast<std::int64_t>(n.search))
+        .integer(c::id, static_cast<std::int64_t>(n.id))
+        .integer(c::parent, n.has_parent ? static_cast<std::int64_t>(n.parent) : -1)
+        .integer(c::state, state_number(n.state))
+        .integer(c::active, n.active ? 1 : 0)
+        .real(c::value, n.value)
+        .real(c::threshold, n.threshold)
+        .real(c::since, n.since)
         .add();
 }
 
 void register_pc_log_printer() {
-  default_log_printers().add(pc_log_module_id, pc_log_module_name, pc_log_module_version,
-                             print_log_counters);
+  add_log_module_printer(default_log_printers(), pc_log_module_id);
 }
 
 }  // namespace perfdm

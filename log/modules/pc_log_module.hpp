@@ -7,13 +7,26 @@
 #include <vector>
 
 #include "log/log_core.hpp"
+#include "log/log_counter_list.hpp"
+#include "log/log_modules.hpp"
 #include "messages/search_messages.hpp"
+
+// The counters of a node record, in record order, and how merged logs reduce them: a node is
+// the same node only in the same session, so every counter keeps the larger value rather than
+// a meaningless sum.
+#define PERFDM_PC_LOG_COUNTERS(X) \
+  X(search, max)                  \
+  X(id, max)                      \
+  X(parent, max)                  \
+  X(state, max)                   \
+  X(active, max)                  \
+  X(value, max)                   \
+  X(threshold, max)               \
+  X(since, max)
 
 namespace perfdm {
 
-inline constexpr std::uint32_t pc_log_module_id = 19;
-inline constexpr std::uint32_t pc_log_module_version = 1;
-inline constexpr const char* pc_log_module_name = "pc";
+PERFDM_LOG_COUNTER_LIST(pc_log_counters, PERFDM_PC_LOG_COUNTERS)
 
 // The record name of a node: "shg SEARCH/ID HYPOTHESIS <CODE, MACHINE, SYNCOBJECT> STATE".
 std::string pc_log_record_name(const shg_node_info& n);

@@ -1,0 +1,31 @@
+// How `perfdm log` writes bytes and values as text: escaped for the tab-separated rows, as
+// hex for names that are not printable, as JSON strings (valid UTF-8 kept, other bytes as
+// \u00XX) for JSON Lines. Appends to a string, so a row is built without temporaries.
+#pragma once
+
+#include <charconv>
+#include <string>
+#include <string_view>
+
+#include "log/log_print.hpp"
+
+namespace perfdm::log_text {
+
+// Tab, newline, carriage return, backslash and other control bytes as \t \n \r \\ \xHH.
+void append_escaped(std::string& out, std::string_view s);
+// Two lower-case hex digits per byte.
+void append_hex(std::string& out, std::string_view s);
+// A JSON string, quotes included.
+void append_json(std::string& out, std::string_view s);
+// A value: a number, nan/inf/-inf (quoted in JSON), or text (escaped, or a JSON string).
+void append_value(std::string& out, const log_value& v, bool json);
+
+// An integer or a double in its shortest form that reads back the same.
+template <class T>
+void append_number(std::string& out, T v) {
+  char b[40];
+  const auto r = std::to_chars(b, b + sizeof b, v);
+  out.append(b, static_cast<std::size_t>(r.ptr - b));
+}
+
+}  // namespace perfdm::log_text
