@@ -1,6 +1,7 @@
 #include "actors/data_manager_actor.hpp"
 
 #include "messages/callgraph_messages.hpp"
+#include "messages/flame_messages.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -141,6 +142,8 @@ class data_manager : public caf::event_based_actor {
       [=](profile_request& x) { record_live(x); return delegate(registry_, x); },
       [=](stacks_request& x) { record_live(x); return delegate(registry_, x); },
       [=](callgraph_request& x) { record_live(x); return delegate(registry_, x); },
+      // The log's call paths (not a command of the language: not recorded).
+      [=](flame_export_request& x) { return delegate(registry_, x); },
       [=](record_origin& x) { on_record_origin(x); },
       [=](record_unsent& x) { on_record_unsent(x); },
       // The Performance Consultant: its actor is made (with its stream) by the first SEARCH.
@@ -730,6 +733,8 @@ class data_manager : public caf::event_based_actor {
           // N1-N7 in every MI, then N8: every stream hears of the new phase.
           await_mis(live_mis(), caf::make_message(mi_new_phase{p.old_phase, bases()}), [=] {
             for (auto& [h, a] : streams_) send(a, new_phase_event{h, p.phase});
+            // The registry's native sources keep their call paths by phase (docs/FLAME.md).
+            send(registry_, new_phase_event{stream_handle{}, p.phase});
             apply_interval_rule(caf::make_message(si_new_phase{view()}),
                                 [=] { finish(rp, caf::make_message(p.phase)); });
           }, rp);

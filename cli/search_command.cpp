@@ -82,6 +82,7 @@ CLI::App* add_search_command(CLI::App& app, search_command_options& o) {
       ->check(CLI::Range(1e-6, 1.0));
   sub->add_option("--log", o.log, "write the session's log (the SHG included) to this path");
   sub->add_option("--record", o.record, "record the session (replay format, as engine --record)");
+  add_profile_export_options(sub, o.profile);
   return sub;
 }
 
@@ -155,6 +156,13 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     out << shg_json(graph.nodes) << '\n';
   } else {
     out << "search history graph:\n" << shg_tree(graph.nodes);
+  }
+  // The run's call paths as folded stacks and pprof (--folded, --pprof; docs/FLAME.md).
+  if (o.profile.wanted()) {
+    auto x = s.ask(caf::make_message(flame_export_request{o.pid}));
+    std::vector<profile::counted_stack> stacks;
+    if (x.match_elements<flame_export>()) stacks = export_stacks(x.get_as<flame_export>(0));
+    if (write_profile_exports(o.profile, stacks, err, "perfdm search") != 0) return 1;
   }
   if (!o.log.empty()) {
     try {

@@ -21,6 +21,9 @@ packages+=(help2man dpkg-dev pkg-config)
 # it; its tests drive Debian's chromium with puppeteer-core (npm, below) and scrape /metrics
 # with a real Prometheus (promtool checks the exposition). Node.js may come from elsewhere.
 packages+=(libjs-chart.js chromium prometheus)
+# pprof files (perfdm log --pprof, docs/FLAME.md): protobuf, and pprof's profile.proto from
+# golang-github-google-pprof-dev (compiled at build time from where Debian installs it).
+packages+=(libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
