@@ -104,7 +104,7 @@ int write_profile_exports(const profile_export_options& o,
   if (!o.pprof.empty()) {
     try {
       profile::write_pprof_file(kept, o.pprof);
-      err << who << ": wrote " << o.pprof << " (pprof, " << kept.size() << " samples of view "
+      err << who << ": wrote " << o.pprof << " (pprof, " << kept.size() << " call paths of view "
           << o.view << ")\n";
     } catch (const std::exception& e) {
       err << who << ": " << e.what() << '\n';

@@ -3,6 +3,7 @@
 // (profile/profile_files.hpp) on known paths.
 #include <catch2/catch.hpp>
 
+#include <caf/make_message.hpp>
 #include <sstream>
 
 #include "messages/dm_error.hpp"
