@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "log/log_print.hpp"
+#include "log/modules/native_log_module.hpp"
 #include "profile/call_path_store.hpp"
 
 namespace perfdm {
@@ -53,6 +54,7 @@ bool stack_row(const std::string& line, profile::counted_stack& s) {
 }  // namespace
 
 std::vector<profile::counted_stack> log_stacks(const std::string& file) {
+  register_native_log_printer();  // the rows come from its printer (again: harmless)
   log_print_options p;
   p.modules = {"native"};
   p.show_partial = true;  // a partial module's call paths are still worth drawing
