@@ -1,4 +1,5 @@
 #include "actors/data_manager_actor_class.hpp"
+#include "messages/flame_messages.hpp"
 
 namespace perfdm {
 
@@ -115,6 +116,8 @@ caf::behavior data_manager::make_behavior() {
         if (auto sender = sender_id()) recording_.began(now(), sender, x);
       },
       [=](record_unsent& x) { recording_.unsent(now(), sender_id(), x); },
+      // The log's call paths (not a command of the language: not recorded).
+      [=](flame_export_request& x) { return delegate(registry_, x); },
       // The Performance Consultant: its actor is made (with its stream) by the first SEARCH.
       [=](search_request& x) {
         record(x);
@@ -319,6 +322,8 @@ caf::response_promise data_manager::on_start_phase(start_phase& x) {
             live_mis(), mi_new_phase{p.old_phase, bases()},
             [=] {
               for (auto& [h, a] : streams_) send(a, new_phase_event{h, p.phase});
+            // The registry's native sources keep their call paths by phase (docs/FLAME.md).
+            send(registry_, new_phase_event{stream_handle{}, p.phase});
               apply_interval_rule(si_new_phase{view()},
                                   [=] { finish(rp, caf::make_message(p.phase)); });
             },

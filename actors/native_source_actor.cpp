@@ -6,6 +6,8 @@
 
 #include "actors/source_registration.hpp"
 #include "sources/callgraph_report.hpp"
+#include "sources/flame_feed.hpp"
+#include "sources/flame_reports.hpp"
 #include "sources/pc_sample_builder.hpp"
 #include "messages/evidence_messages.hpp"
 #include "window/sample_window.hpp"
@@ -50,6 +52,8 @@ struct native_source_state {
   native::call_graph calls;
   native::cpu_profile profile;
   native::thread_state_table thread_states;
+  // The call paths per phase, slice, thread and state (FLAMEGRAPH, TIMELINE, the log).
+  std::shared_ptr<profile::call_path_store> flame = std::make_shared<profile::call_path_store>();
   std::int64_t cost_ns = 0;        // what the stack samples cost the program, all together
   native::stack_snapshot last;     // the latest stack sample (kept when the process exits)
   std::uint64_t stack_generation = 0;  // a stack tick of an older generation is stale
@@ -176,6 +180,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
                         to_callgraph_report(s.calls.view(), s.info.pid)};
       last.profile.ended = last.stacks.ended = last.callgraph.ended = true;
       self->send(s.registry, std::move(last));
+      self->send(s.registry, native_flame_ended{s.info.pid, std::move(s.flame)});
     }
     self->send(s.dm, source_unregister{caf::actor_cast<caf::actor>(self)});
     self->quit();
@@ -269,6 +274,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         s.last_stack_ns = snap.monotonic_ns;
         s.profile.add(snap, covered, to_seconds(s.engine_time(snap.monotonic_ns)));
         s.thread_states.add(snap, s.is_io());
+        add_to_flame(*s.flame, snap, to_seconds(s.engine_time(snap.monotonic_ns)), s.is_io());
         for (auto& t : snap.threads) s.calls.add_stack(t.frames);
         std::vector<sample> pc_samples;
         std::vector<native::sampled_thread> described;
@@ -314,6 +320,16 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
     [=](callgraph_request&) {
       return to_callgraph_report(self->state.calls.view(), self->state.info.pid);
     },
+    // FLAMEGRAPH, TIMELINE and the log's call paths (docs/FLAME.md), and the phases they
+    // are kept by (the registry passes on every phase start).
+    [=](flamegraph_request& x) -> caf::result<flamegraph_report> {
+      auto r = flamegraph_of(*self->state.flame, x);
+      if (auto* why = std::get_if<std::string>(&r)) return make_dm_error(dm_error::bad_argument, *why);
+      return std::get<flamegraph_report>(std::move(r));
+    },
+    [=](timeline_request& x) { return timeline_of(*self->state.flame, x); },
+    [=](flame_export_request& x) { return flame_export_of(*self->state.flame, x.pid); },
+    [=](phase_info& p) { self->state.flame->start_phase(p.id.id, p.start); },
     // The process's DyPer settings changed (SET, USETHREAD, CLASSES).
     [=](native_settings& x) {
       auto& s = self->state;

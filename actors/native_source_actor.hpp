@@ -18,12 +18,14 @@
 
 #include "dyper/native_settings.hpp"
 #include "messages/callgraph_messages.hpp"
+#include "messages/flame_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "native/cpu_profile.hpp"
 #include "native/sampling_delay.hpp"
 #include "native/stack_sampler.hpp"
 #include "window/sample_window.hpp"
+#include "profile/call_path_store.hpp"
 
 namespace perfdm {
 
@@ -50,6 +52,13 @@ struct native_ended {
 };
 PERFDM_INSPECT(native_ended, x.profile, x.stacks, x.callgraph)
 
+// Sent by a native source to the registry with native_ended: its call paths (FLAMEGRAPH,
+// TIMELINE, the log), which the source no longer touches. A local message only.
+struct native_flame_ended {
+  std::int32_t pid = 0;
+  std::shared_ptr<const profile::call_path_store> store;
+};
+
 // Spawns the source of `pid`, whose name and sampler the caller got ready (so that WATCH
 // fails at once, and clearly, for a process that cannot be observed). `parent` (the process
 // registry) monitors it and hears native_ended from it. `settings`: the process's DyPer
@@ -59,3 +68,5 @@ caf::actor spawn_native_source(caf::event_based_actor* parent, caf::actor dm, pr
                                native_options options, native_settings settings);
 
 }  // namespace perfdm
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(perfdm::native_flame_ended)

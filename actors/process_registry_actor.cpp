@@ -12,6 +12,7 @@
 #include "actors/fan_out.hpp"
 #include "sources/callgraph_report.hpp"
 #include "actors/process_registry_details.hpp"
+#include "actors/process_registry_flame.hpp"
 #include "actors/process_registry_reports.hpp"
 #include "actors/process_registry_state.hpp"
 #include "messages/dm_error.hpp"
@@ -129,6 +130,8 @@ caf::result<caf::message> run_command(registry_actor self, caf::actor dm,
     return refusal(c, dm_error::unknown_target,
                    "no process '" + std::to_string(c.pid) + "' is known");
   if (!c.dypatch && c.command == "SETDETAIL") return setdetail_command(self, dm, c);
+  if (!c.dypatch && (c.command == "FLAMEGRAPH" || c.command == "TIMELINE"))
+    return flame_command(self, c);
   process_command_outcome out;
   try {
     out = run_process_command(i->second.commands, i->second.info, c);
@@ -203,6 +206,11 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         if (auto i = self->state.processes.find(x.profile.pid); i != self->state.processes.end())
           i->second.native_last = std::move(x);
       },
+      [=](native_flame_ended& x) {  // and its call paths (FLAMEGRAPH, TIMELINE, the log)
+        if (auto i = self->state.processes.find(x.pid); i != self->state.processes.end())
+          i->second.flame_last = std::move(x.store);
+      },
+      [=](flame_export_request& x) { return flame_export_answer(self, x); },
       [=](attach_request& x) -> caf::result<process_info> {
         auto& st = self->state;
         // A detached process may be attached again while its old ingest actor still reads
@@ -327,6 +335,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         }
         auto& o = st.processes[x.pid];
         o.native_last.reset();  // a process watched again starts a new profile
+        o.flame_last.reset();
         // Watching is monitoring: MONITOR and CPUTIME say so, CHECKTIME is the engine's.
         o.commands.variables["MONITOR"] = "true";
         o.commands.variables["CPUTIME"] = native_opts.stack_sampling ? "true" : "false";
@@ -336,6 +345,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         settings.checktime_ns = native_opts.delay.checktime_ns;  // also below a millisecond
         auto source = spawn_native_source(self, dm, info, sampler, native_opts, settings);
         self->monitor(source);
+        self->send(source, st.current_phase);  // its call paths are kept by phase
         bool announced = o.attached;     // an attached process announced itself already
         if (!o.attached) o.info = info;  // an attached process keeps its frame types
         o.native = source;
@@ -361,6 +371,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
         auto i = self->state.processes.find(x.pid);
         if (i != self->state.processes.end() && !i->second.native && i->second.native_last) {
           i->second.native_last.reset();  // it exited: UNWATCH forgets its last profile
+          i->second.flame_last.reset();
           return i->second.info;
         }
         if (i == self->state.processes.end() || !i->second.native) return not_watched(x.pid);
@@ -462,7 +473,8 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       },
       [=](data_event&) {},
       [=](fold_event&) {},
-      [=](new_phase_event&) {},
+      // The data manager tells of every phase start (and the detail stream, once open).
+      [=](new_phase_event& x) { flame_phase_started(self, x.phase); },
       [=](samplerate_event&) {},
       [=](new_metric_event&) {},
       [=](new_resource_event&) {},

@@ -29,6 +29,7 @@ struct observed_process {
   caf::actor ingest;                        // null once it ended
   caf::actor native;                        // the native source while watched; null once it ended
   std::optional<native_ended> native_last;  // a watched process that exited: its last profile
+  std::shared_ptr<const profile::call_path_store> flame_last;  // and its call paths
   bool attached = false;                    // until DETACH, or the ingest ended
   frames_stats last;                        // what the ingest had read when it ended
   process_command_state commands;           // DyPer's per-process settings; kept across re-attaches
@@ -54,6 +55,9 @@ struct registry_state {
   // The stream SETDETAIL enables metric instances on (opened at the first SETDETAIL). Its
   // events come here and are dropped: the data is read through REPORT, DATA, the log.
   std::optional<stream_handle> detail_stream;
+  // The current phase, as the data manager announced it (native sources keep their call
+  // paths by phase).
+  phase_info current_phase{phase_handle{0}, "phase_0", 0, -1, 0};
   static inline const char* name = "process_registry";
 };
 

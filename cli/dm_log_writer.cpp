@@ -111,8 +111,11 @@ std::uint64_t write_dm_log(const dm_ask& ask, const dm_log_job& job, const std::
   std::vector<native_log_process> natives;
   for (auto& p : processes.processes) {
     auto reply = ask(caf::make_message(profile_request{p.pid}));
-    if (reply.match_elements<cpu_profile_report>())
-      natives.push_back({p.resource, reply.get_as<cpu_profile_report>(0)});
+    if (!reply.match_elements<cpu_profile_report>()) continue;
+    natives.push_back({p.resource, reply.get_as<cpu_profile_report>(0), {}});
+    auto flame = ask(caf::make_message(flame_export_request{p.pid}));
+    if (flame.match_elements<flame_export>())
+      natives.back().flame = flame.get_as<flame_export>(0).phases;
   }
   if (!natives.empty()) add_native_module(core, natives, core.memory_left() / 8);
   // The Performance Consultant's graph, when a search ran.

@@ -25,6 +25,7 @@
 #include "cli/send_command.hpp"
 #include "cli/search_command.hpp"
 #include "cli/top_command.hpp"
+#include "cli/profile_export.hpp"
 #include "log/log_command.hpp"
 #include "log/log_modules.hpp"
 #include "trace/log_trace.hpp"
@@ -290,6 +291,8 @@ int main(int argc, char** argv) {
   log->add_option("--trace-event", log_trace_event,
                   "write the Data Manager's histograms and phases as a Chrome trace (JSON, for "
                   "Perfetto and chrome://tracing) to this file instead of printing");
+  perfdm::profile_export_options log_profile;  // --folded, --pprof, --view (docs/FLAME.md)
+  perfdm::add_profile_export_options(log, log_profile);
 
   perfdm::add_frames_commands(app);
   perfdm::send_options send_options;
@@ -318,6 +321,8 @@ int main(int argc, char** argv) {
   perfdm::add_log_module_printers(perfdm::default_log_printers());
   if (*log && !log_trace_event.empty())
     return perfdm::run_log_trace_command(log_options.file, log_trace_event, std::cerr);
+  if (*log && log_profile.wanted())
+    return perfdm::run_log_profile_export(log_options.file, log_profile, std::cerr);
   if (*log) return perfdm::run_log_command(log_options, std::cout, std::cerr);
 
   perfdm::session_options o;

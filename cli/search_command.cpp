@@ -152,6 +152,7 @@ CLI::App* add_search_command(CLI::App& app, search_command_options& o) {
       ->check(CLI::Range(1e-6, 1.0));
   sub->add_option("--log", o.log, "write the session's log (the SHG included) to this path");
   sub->add_option("--record", o.record, "record the session (replay format, as engine --record)");
+  add_profile_export_options(sub, o.profile);
   return sub;
 }
 
@@ -331,6 +332,18 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     if (o.shg) *report << "search history graph:\n" << shg_tree(graph.nodes);
   }
   report->flush();
+  // The run's call paths as folded stacks and pprof (--folded, --pprof; docs/FLAME.md), of
+  // every process searched.
+  if (o.profile.wanted()) {
+    std::vector<profile::counted_stack> stacks;
+    for (auto& p : watched) {
+      auto x = s.ask(caf::make_message(flame_export_request{p.pid}));
+      if (!x.match_elements<flame_export>()) continue;
+      auto more = export_stacks(x.get_as<flame_export>(0));
+      stacks.insert(stacks.end(), more.begin(), more.end());
+    }
+    if (write_profile_exports(o.profile, stacks, err, "perfdm search") != 0) return 1;
+  }
   if (!o.log.empty()) {
     try {
       auto bytes = s.write_log_file(o.log);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/profile_export.hpp"
+
 namespace perfdm {
 
 struct search_command_options {
@@ -31,6 +33,7 @@ struct search_command_options {
   double cost_budget = -1;
   std::string log;     // write the session's log (with the SHG) here at the end
   std::string record;  // record the session (engine --record's format)
+  profile_export_options profile;  // --folded, --pprof, --view: the run's call paths
 };
 
 CLI::App* add_search_command(CLI::App& app, search_command_options& options);

@@ -6,6 +6,7 @@
 #include "messages/callgraph_messages.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/evidence_messages.hpp"
+#include "messages/flame_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
@@ -35,7 +36,8 @@ using reply_types = type_list<metric_info, resource_info, phase_info, metric_lis
                               histogram_data, status_info, samplerate_info, log_written,
                               process_info, process_list, frames_stats, pong, who_reply,
                               cpu_profile_report, stacks_report, process_command_reply,
-                              search_info, shg_reply, callgraph_report, findings_reply>;
+                              search_info, shg_reply, callgraph_report, findings_reply,
+                              flamegraph_report, timeline_report>;
 using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
                               new_metric_event, new_resource_event, component_removed_event,
                               shg_node_event>;

@@ -5,6 +5,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/engine_counters_messages.hpp"
 #include "messages/evidence_messages.hpp"
+#include "messages/flame_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
@@ -120,6 +121,16 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(process_command_reply);
   PERFDM_REGISTER(process_announcements);
   PERFDM_REGISTER(process_announcement);
+  PERFDM_REGISTER(flamegraph_request);
+  PERFDM_REGISTER(flame_path_entry);
+  PERFDM_REGISTER(flamegraph_report);
+  PERFDM_REGISTER(timeline_request);
+  PERFDM_REGISTER(timeline_run_entry);
+  PERFDM_REGISTER(timeline_thread_entry);
+  PERFDM_REGISTER(timeline_report);
+  PERFDM_REGISTER(flame_export_request);
+  PERFDM_REGISTER(flame_phase_entry);
+  PERFDM_REGISTER(flame_export);
   PERFDM_REGISTER(record_origin);
   PERFDM_REGISTER(record_unsent);
 #undef PERFDM_REGISTER

@@ -3,6 +3,7 @@
 // upper-case names, numbers in their shortest round-trip form, NaN as `nan`).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,11 @@ struct parsed_request {
 };
 
 parsed_request parse_request(std::string_view text);
+
+// The argument of the process commands FLAMEGRAPH and TIMELINE (XML text, "" for none) as a
+// flamegraph_request or timeline_request (messages/flame_messages.hpp) for `pid`.
+parsed_request parse_flame_argument(std::int32_t pid, const std::string& command,
+                                    std::string_view argument);
 
 // The canonical line for a request struct; parse_request() of it gives the struct back.
 std::string print_request(const std::string& target, const caf::message& request);

@@ -14,6 +14,7 @@
 #include "messages/callgraph_messages.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/flame_messages.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/native_messages.hpp"
@@ -366,7 +367,82 @@ void parse_envelope(const xml_node* root, parsed_request& out) {
   fail(dm_error::unknown_command, "unknown command " + quoted(out.command) + " for target DM");
 }
 
+// FLAMEGRAPH's argument: `<FLAMEGRAPH VIEW THREAD PHASE FROM TO/>`, every attribute optional.
+caf::message parse_flamegraph(const xml_node* arg, std::int32_t pid) {
+  flamegraph_request r;
+  r.pid = pid;
+  if (arg == nullptr) return caf::make_message(r);
+  attributes a(require_leaf(arg, "FLAMEGRAPH", "FLAMEGRAPH"), {"VIEW", "THREAD", "PHASE", "FROM", "TO"});
+  r.view = std::string(a.text_or("VIEW", "cpu"));
+  bool known = false;
+  for (auto* v : {"cpu", "offcpu", "lock", "io", "sleep", "other", "all"}) known |= r.view == v;
+  if (!known)
+    bad_argument("attribute VIEW of <FLAMEGRAPH> must be cpu, offcpu, lock, io, sleep, other or "
+                 "all, not " + quoted(r.view));
+  if (auto t = a.find("THREAD")) {
+    auto x = parse_id(*t);
+    if (!x || *x > 0x7fffffff)
+      bad_argument("attribute THREAD of <FLAMEGRAPH> must be a thread id, not " + quoted(*t));
+    r.tid = static_cast<std::int32_t>(*x);
+  }
+  if (auto p = a.find("PHASE"); p && !iequals(*p, "CURRENT")) {
+    auto x = parse_id(*p);
+    if (!x) bad_argument("attribute PHASE of <FLAMEGRAPH> must be CURRENT or a phase id, not " + quoted(*p));
+    r.has_phase = true;
+    r.phase = *x;
+  }
+  if (a.find("FROM")) r.has_from = true, r.from = a.number("FROM");
+  if (a.find("TO")) r.has_to = true, r.to = a.number("TO");
+  if (r.has_from && r.has_to && r.to < r.from)
+    bad_argument("<FLAMEGRAPH> ends (TO) before it starts (FROM)");
+  return caf::make_message(r);
+}
+
+// TIMELINE's argument: `<TIMELINE FROM TO/>`, both optional.
+caf::message parse_timeline(const xml_node* arg, std::int32_t pid) {
+  timeline_request r;
+  r.pid = pid;
+  if (arg == nullptr) return caf::make_message(r);
+  attributes a(require_leaf(arg, "TIMELINE", "TIMELINE"), {"FROM", "TO"});
+  if (a.find("FROM")) r.has_from = true, r.from = a.number("FROM");
+  if (a.find("TO")) r.has_to = true, r.to = a.number("TO");
+  if (r.has_from && r.has_to && r.to < r.from)
+    bad_argument("<TIMELINE> ends (TO) before it starts (FROM)");
+  return caf::make_message(r);
+}
+
 }  // namespace
+
+parsed_request parse_flame_argument(std::int32_t pid, const std::string& command,
+                                    std::string_view argument) {
+  parsed_request out;
+  out.target = std::to_string(pid);
+  out.command = command;
+  if (argument.size() > max_request_bytes || argument.find('\0') != std::string_view::npos ||
+      nests_too_deep(argument)) {
+    out.error = make_dm_error(dm_error::bad_argument, "the argument of " + command + " is not readable");
+    return out;
+  }
+  std::vector<char> buffer(argument.begin(), argument.end());
+  buffer.push_back('\0');
+  auto doc = std::make_unique<rapidxml::xml_document<char>>();
+  try {
+    doc->parse<rapidxml::parse_validate_closing_tags>(buffer.data());
+    const xml_node* arg = nullptr;
+    for (auto* n = doc->first_node(); n != nullptr; n = n->next_sibling()) {
+      if (n->type() != rapidxml::node_element) continue;
+      if (arg != nullptr) bad_argument(command + " takes one argument element");
+      arg = n;
+    }
+    out.request = command == "TIMELINE" ? parse_timeline(arg, pid) : parse_flamegraph(arg, pid);
+  } catch (const rapidxml::parse_error& e) {
+    out.error = make_dm_error(dm_error::bad_xml, std::string("malformed argument: ") + e.what());
+  } catch (const parse_failure& e) {
+    out.error = e.error;
+  }
+  if (out.error) out.request = caf::message{};
+  return out;
+}
 
 parsed_request parse_request(std::string_view text) {
   parsed_request out;

@@ -456,6 +456,43 @@ std::string reply_body(const callgraph_report& x) {
   };
   return graph.wrap(join(x.entries, "", entry) + join(x.edges, "", edge));
 }
+// FLAMEGRAPH: one PATH per distinct (call path, state), its frames as the element's text.
+std::string reply_body(const flamegraph_report& x) {
+  element graph("FLAMEGRAPH");
+  graph.count("PID", static_cast<std::uint64_t>(x.pid))
+      .text("VIEW", x.view)
+      .count("PHASE", x.phase)
+      .number("FROM", x.from)
+      .number("TO", x.to)
+      .count("SAMPLES", x.samples)
+      .count("TOTAL", x.total);
+  if (x.truncated != 0) graph.count("TRUNCATED", x.truncated);
+  if (x.ended) graph.text("ENDED", "true");
+  std::string paths;
+  for (auto& p : x.paths)
+    paths += element("PATH").count("COUNT", p.count).text("STATE", p.state).wrap(escaped(p.path));
+  return graph.wrap(paths);
+}
+std::string reply_body(const timeline_report& x) {
+  auto run = [](const timeline_run_entry& r) {
+    return element("RUN")
+        .number("FROM", r.from)
+        .number("TO", r.to)
+        .text("STATE", r.state)
+        .text("FUNCTION", r.function)
+        .leaf();
+  };
+  auto thread = [&](const timeline_thread_entry& t) {
+    return element("THREAD")
+        .count("TID", static_cast<std::uint64_t>(t.tid))
+        .text("NAME", t.name)
+        .wrap(join(t.runs, "", run));
+  };
+  element timeline("TIMELINE");
+  timeline.count("PID", static_cast<std::uint64_t>(x.pid)).number("FROM", x.from).number("TO", x.to);
+  if (x.ended) timeline.text("ENDED", "true");
+  return timeline.wrap(join(x.threads, "", thread));
+}
 // Printed with its own envelope by print_reply; listed for the gateway's reply handlers.
 std::string reply_body(const process_command_reply& x) {
   return x.body;

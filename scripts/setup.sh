@@ -24,6 +24,9 @@ packages+=(libjs-chart.js chromium prometheus)
 # perfdm top (cli/top_command.cpp) draws with ncurses; its test runs it in tmux. The search
 # benchmark's peer is perf (bench/RESULTS.md).
 packages+=(libncurses-dev tmux linux-perf)
+# pprof files (perfdm log --pprof, docs/FLAME.md): protobuf, and pprof's profile.proto from
+# golang-github-google-pprof-dev (compiled at build time from where Debian installs it).
+packages+=(libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

@@ -22,6 +22,11 @@ std::string function_of(const profile_entry& item, const std::string& current_fu
 
 }  // namespace
 
+std::string native_stack_record_name(std::int32_t pid, std::uint64_t phase,
+                                     const std::string& state, const std::string& path) {
+  return "stack " + std::to_string(pid) + " " + std::to_string(phase) + " " + state + " " + path;
+}
+
 void add_native_module(log_core& core, const std::vector<native_log_process>& processes,
                        std::size_t requested_bytes) {
   core.register_module(native_log_module_name, native_log_module_id, native_log_module_version,
@@ -81,6 +86,15 @@ void add_native_module(log_core& core, const std::vector<native_log_process>& pr
           .integer(c::sleeps, count(t.sleeps))
           .add();
   }
+  // The call paths last: when the module's grant runs out, the profile is in already.
+  for (auto& p : processes)
+    for (auto& phase : p.flame)
+      for (auto& path : phase.paths)
+        log_counters_record(core, native_log_module_id,
+                            native_stack_record_name(p.profile.pid, phase.phase, path.state,
+                                                     path.path))
+            .integer("count", count(path.count))
+            .add();
   for (auto& [name, a] : functions)
     log_counters_record(core, native_log_module_id, "profile " + name)
         .integer(c::total, count(a.total))

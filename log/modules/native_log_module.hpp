@@ -3,7 +3,9 @@
 // and code class) and each thread's states over the samples; and, across the processes of
 // the log, one profile record per function. Records of the same name from several engines
 // (`perfdm` logs merged with log_core::merge) reduce into one: counts sum, the pid, the last
-// sample time, CHECKTIME and the flags take the maximum.
+// sample time, CHECKTIME and the flags take the maximum. And the call paths of each phase
+// and state (FLAMEGRAPH's, docs/FLAME.md), one record each: `stack PID PHASE STATE PATH`
+// with its `count`, from which `perfdm log --folded/--pprof` write their files.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include "log/log_core.hpp"
 #include "log/log_counter_list.hpp"
 #include "log/log_modules.hpp"
+#include "messages/flame_messages.hpp"
 #include "messages/native_messages.hpp"
 
 // The counters of the module's records (a process's, a profile item's, a thread's), and how
@@ -58,7 +61,13 @@ inline constexpr const char* prefix = "type.";  // the counter of code class T i
 struct native_log_process {
   std::string resource;
   cpu_profile_report profile;
+  std::vector<flame_phase_entry> flame;  // the call paths per phase (may be empty)
 };
+
+// The record name of a call path: `stack PID PHASE STATE PATH` (the path last: its frames
+// hold spaces).
+std::string native_stack_record_name(std::int32_t pid, std::uint64_t phase,
+                                     const std::string& state, const std::string& path);
 
 // Registers the module and adds the records of `processes`.
 void add_native_module(log_core& core, const std::vector<native_log_process>& processes,
