@@ -136,7 +136,7 @@ $('process-form').addEventListener('submit', (e) => {
 });
 
 // A useful first screen: a watched process's CPU and wait histograms (the PC metrics cpu,
-// sync_wait, io_wait at its /Process resource, GLOBAL), enabled once, with no form to fill.
+// sync_wait, io_wait at its /Machine process resource, GLOBAL), enabled once, with no form.
 const firstScreenMetrics = ['cpu', 'sync_wait', 'io_wait'];
 
 async function firstScreen(pid) {
@@ -144,7 +144,8 @@ async function firstScreen(pid) {
   state.firstScreen.add(pid);
   if (!state.stream) return;
   await Promise.all([loadMetrics(), loadResources()]);
-  const focus = [...state.resources].find(r => r.startsWith('/Process/') && r.endsWith(`{${pid}}`) && r.split('/').length === 3);
+  // The PC metrics' process is its /Machine/<host>/<name>{pid} resource (docs/NATIVE.md §8).
+  const focus = [...state.resources].find(r => r.startsWith('/Machine/') && r.endsWith(`{${pid}}`) && r.split('/').length === 4);
   if (!focus) { state.firstScreen.delete(pid); return; }  // not yet defined: next time
   for (const metric of firstScreenMetrics) {
     if (!state.metrics.has(metric)) continue;

@@ -1,6 +1,6 @@
 // A flame graph of a watched process's stack samples (FLAMEGRAPH, docs/DASHBOARD.md §4), drawn
 // by d3-flame-graph (npm, served at /lib/d3-flame-graph/ with d3 at /lib/d3/; classic scripts
-// that index.html loads before the modules, as `window.flamegraph` and `window.d3`).
+// that index.html loads before the modules, as `window.flamegraph.default` and `window.d3`).
 // Each frame is an SVG <g name='function (module)'> with a <title> (name, samples, share), so
 // every visible frame's name is in the DOM. Frames are inclusive along the call paths.
 //
@@ -74,11 +74,12 @@ export class FlameGraph {
     this.focus = '';        // a finding's function: its frames are highlighted
     this.diff = false;
     this.total = 0;
-    this.chart = window.flamegraph.flamegraph()
+    this.chart = window.flamegraph.default()
       .width(Math.max(400, container.clientWidth - 4))
       .cellHeight(18)
       .minFrameSize(1)
       .transitionDuration(0)
+      .resetHeightOnZoom(true)  // the height follows each profile's depth, not the first one's
       .selfValue(false)
       .setColorMapper((d) => this.colour(d))
       .setLabelHandler((d) => this.label(d))

@@ -29,7 +29,9 @@ async function main() {
 
   // The first screen: the watched process's CPU and wait histograms, with no form filled in.
   await page.waitForFunction(() => ['cpu', 'sync_wait', 'io_wait'].every(m =>
-    [...document.querySelectorAll('.histogram[data-first="true"] .histogram-head')].some(h => h.textContent.includes(` ${m} @ /Process/perfdm_workload{`))));
+    [...document.querySelectorAll('.histogram[data-first="true"] .histogram-head')].some(h => /^MI \d+ (\S+) @ \/Machine\/[^/]+\/perfdm_workload\{\d+\} /.exec(h.textContent)?.[1] === m)));
+  // … and they fill: the workload runs.
+  await page.waitForFunction(() => [...document.querySelectorAll('.histogram[data-first="true"]')].some(h => Number(h.dataset.filled) >= 5));
   // The histogram key ('MI:PHASE') of what the form enabled: the page's own come first.
   const keyOf = (metric, phase) => page.waitForFunction((m, p) => {
     const r = [...document.querySelectorAll('#mi-table tbody tr')].find(r => r.cells[1].textContent === m && r.cells[3].textContent === p);
