@@ -98,10 +98,18 @@ async function refreshStatus() {
 
 async function refreshProcesses() {
   const list = (await connection.request(dm('PROCESSES'))).firstElementChild;
+  const processes = [...list.querySelectorAll('PROCESS')];
+  const watched = processes.filter(p => p.getAttribute('WATCHED') === 'true')
+    .map(p => ({ pid: p.getAttribute('PID'), name: p.getAttribute('NAME') }));
+  flame.setProcesses(watched);
+  for (const w of watched) firstScreen(w.pid).catch(showError);
+  // The tables are rebuilt only when something changed: no layout of the page for nothing.
+  const signature = new XMLSerializer().serializeToString(list);
+  if (signature === state.processSignature) return;
+  state.processSignature = signature;
   const body = $('process-table').tBodies[0];
   body.replaceChildren();
-  const watched = [];
-  for (const p of list.querySelectorAll('PROCESS')) {
+  for (const p of processes) {
     const pid = p.getAttribute('PID');
     const row = body.insertRow();
     cell(row, pid);
@@ -113,13 +121,9 @@ async function refreshProcesses() {
     const actions = cell(row, '');
     if (active && p.getAttribute('FRAMES'))
       actions.append(button('Detach', () => run(dm('DETACH', `<PROCESS PID='${pid}'/>`)).then(refreshProcesses)));
-    if (isWatched) {
+    if (isWatched)
       actions.append(button('Unwatch', () => run(dm('UNWATCH', `<PROCESS PID='${pid}'/>`)).then(refreshProcesses)));
-      watched.push({ pid, name: p.getAttribute('NAME') });
-    }
   }
-  flame.setProcesses(watched);
-  for (const w of watched) firstScreen(w.pid).catch(showError);
   const select = $('profile-pid');
   const chosen = select.value;
   select.replaceChildren(...watched.map(w => new Option(`${w.pid} ${w.name}`, w.pid)));
@@ -374,7 +378,7 @@ function redrawSoon(key) {
   state.dirty.add(key);
 }
 
-// Redraw only what changed, no more often than the eye needs: twice a second, and a chart
+// Redraw only what changed, no more often than the eye needs: once a second, and a chart
 // out of sight waits until it is scrolled into view (its buckets are kept meanwhile).
 const visible = new Set();
 const observer = new IntersectionObserver((entries) => {
@@ -391,7 +395,7 @@ setInterval(() => {
     state.charts.get(key)?.histogram.render();
     state.dirty.delete(key);
   }
-}, 500);
+}, 1000);
 
 const consultant = new Consultant(connection, $('shg-state'), $('shg-tree'));
 const flame = new FlamePanel(connection, showError);
@@ -433,16 +437,18 @@ $('search-form').addEventListener('submit', async (e) => {
   }
 });
 
+connection.onData((values) => {
+  for (const v of values) {
+    const key = `${v.mi}:${v.phase}`;
+    const c = state.charts.get(key);
+    if (!c) continue;
+    c.histogram.set(v.bucket, v.value);
+    redrawSoon(key);
+  }
+});
+
 connection.onEvent((e) => {
-  if (e.hasAttribute('DATA')) {
-    for (const v of e.children) {
-      const key = `${v.getAttribute('MI')}:${v.getAttribute('PHASE')}`;
-      const c = state.charts.get(key);
-      if (!c) continue;
-      c.histogram.set(Number(v.getAttribute('BUCKET')), Number(v.getAttribute('VALUE')));
-      redrawSoon(key);
-    }
-  } else if (e.hasAttribute('FOLD')) {
+  if (e.hasAttribute('FOLD')) {
     // Re-read the histograms of that phase type: the engine's bins after the fold.
     const phase = e.getAttribute('PHASE');
     for (const [key, c] of state.charts) if (!c.archived && c.phase === phase) loadChart(key);
@@ -493,7 +499,10 @@ async function start() {
   every(1000, refreshTimeline);
   every(1000, refreshStatus);
   every(2000, async () => { await refreshProcesses(); renderPhases(); });
-  every(2000, refreshProfile);
+  // The profile table is read only while in sight.
+  const profileSeen = { now: false };
+  new IntersectionObserver((es) => { for (const e of es) profileSeen.now = e.isIntersecting; }).observe($('profile'));
+  every(2000, async () => { if (profileSeen.now && !document.hidden) await refreshProfile(); });
   every(3000, () => consultant.refresh());
   every(2000, refreshFindings);
 }

@@ -38,6 +38,7 @@ export class Connection {
     this.url = url;
     this.pending = [];          // [{resolve, reject, request}] in request order
     this.listeners = new Set(); // (element, text) for every stream event
+    this.dataListeners = new Set(); // ([{mi, phase, bucket, value}]) for DATA events
     this.onstate = () => {};    // ('open' | 'closed', detail)
   }
 
@@ -58,6 +59,18 @@ export class Connection {
   }
 
   receive(text) {
+    // DATA events come 50 times a second per live histogram: read without an XML parser
+    // (their form is fixed: <DYPER DATA='s'><V MI PHASE BUCKET VALUE/>…</DYPER>).
+    if (this.dataListeners.size && text.startsWith('<DYPER DATA=')) {
+      const values = [];
+      for (const v of text.matchAll(/<V ([^>]*)\/>/g)) {
+        const a = {};
+        for (const [, k, x] of v[1].matchAll(/(\w+)='([^']*)'/g)) a[k] = x;
+        values.push({ mi: a.MI, phase: a.PHASE, bucket: Number(a.BUCKET), value: Number(a.VALUE) });
+      }
+      for (const listener of this.dataListeners) listener(values);
+      return;
+    }
     const element = parseXml(text);
     if (element.nodeName === 'DYPER_REPLY') {
       const p = this.pending.shift();
@@ -83,4 +96,5 @@ export class Connection {
   }
 
   onEvent(listener) { this.listeners.add(listener); }
+  onData(listener) { this.dataListeners.add(listener); }
 }
