@@ -11,16 +11,40 @@
 const stateColours = { running: '#e8833a', lock: '#c0392b', io: '#2e86c1', sleep: '#95a5a6', other: '#8e44ad' };
 const highlightColour = '#e600e6';
 
-// The tree of a FLAMEGRAPH reply: {name, value, children}, inclusive counts. With `split`, the
-// state of each path (lock, io, sleep, …) is added as a last frame `[state]`, so that an
-// off-CPU view shows what each path waits for on top.
-export function profileTree(element, split) {
+const entities = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
+function unescape(text) {
+  return text.indexOf('&') < 0 ? text
+    : text.replace(/&(lt|gt|amp|apos|quot|#x[0-9a-fA-F]+|#\d+);/g, (_, e) => entities[e]
+      ?? String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : Number(e.slice(1))));
+}
+
+// A FLAMEGRAPH reply's text, read without an XML parser (a reply has up to 20,000 paths and
+// comes every second; its form is fixed: docs/DASHBOARD.md, FLAME-CONTRACT):
+// {attributes of <FLAMEGRAPH>, paths: [{count, state, frames: 'a;b;c'}]}.
+export function parseFlameGraph(text) {
+  const start = text.indexOf('<FLAMEGRAPH');
+  const head = text.slice(start, text.indexOf('>', start));
+  const attributes = {};
+  for (const [, k, v] of head.matchAll(/(\w+)='([^']*)'/g)) attributes[k] = unescape(v);
+  const paths = [];
+  for (const m of text.matchAll(/<PATH ([^>]*)>([^<]*)<\/PATH>/g)) {
+    const count = Number(/COUNT='([^']*)'/.exec(m[1])?.[1]);
+    const state = /STATE='([^']*)'/.exec(m[1])?.[1] || '';
+    paths.push({ count, state, frames: unescape(m[2]) });
+  }
+  return { attributes, paths };
+}
+
+// The tree of a parsed FLAMEGRAPH reply: {name, value, children}, inclusive counts. With
+// `split`, the state of each path (lock, io, sleep, …) is added as a last frame `[state]`, so
+// that an off-CPU view shows what each path waits for on top.
+export function profileTree(reply, split) {
   const root = { name: 'all', value: 0, children: [], state: '' };
-  for (const path of element.getElementsByTagName('PATH')) {
-    const count = Number(path.getAttribute('COUNT'));
+  for (const path of reply.paths) {
+    const count = path.count;
     if (!(count > 0)) continue;
-    const state = path.getAttribute('STATE') || '';
-    const frames = path.textContent.split(';').filter(Boolean);
+    const state = path.state;
+    const frames = path.frames.split(';').filter(Boolean);
     if (split && state) frames.push(`[${state}]`);
     root.value += count;
     let node = root;
@@ -77,7 +101,7 @@ export class FlameGraph {
     this.chart = window.flamegraph.default()
       .width(Math.max(400, container.clientWidth - 4))
       .cellHeight(18)
-      .minFrameSize(1)
+      .minFrameSize(2)  // narrower frames are not drawn: the eye cannot tell them apart
       .transitionDuration(0)
       .resetHeightOnZoom(true)  // the height follows each profile's depth, not the first one's
       .selfValue(false)
@@ -188,8 +212,12 @@ export class FlameGraph {
       const d = g.__data__;
       const on = !!d && this.matches(d);
       if (on) matched++;
-      if (on) g.setAttribute('data-highlight', 'true'); else g.removeAttribute('data-highlight');
-      g.setAttribute('aria-label', g.getAttribute('name') || '');
+      // Attributes touched only when they change: each write costs a style recalculation.
+      if (on !== g.hasAttribute('data-highlight')) {
+        if (on) g.setAttribute('data-highlight', 'true'); else g.removeAttribute('data-highlight');
+      }
+      const name = g.getAttribute('name') || '';
+      if (g.getAttribute('aria-label') !== name) g.setAttribute('aria-label', name);
     }
     this.container.dataset.highlighted = String(matched);
     this.container.dataset.zoom = this.zoomPath.join(';');

@@ -4,7 +4,7 @@
 // ranges of one phase (docs/DASHBOARD.md §4).
 
 import { ProtocolError, attr } from '/protocol.js';
-import { FlameGraph, diffTree, profileTree } from '/flame.js';
+import { FlameGraph, diffTree, parseFlameGraph, profileTree } from '/flame.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -104,20 +104,20 @@ export class FlamePanel {
 
   async refreshProfile(pid) {
     const view = $('flame-view').value;
-    const reply = (await this.connection.request(flameRequest(pid, view, $('flame-thread').value,
-      $('flame-phase').value, $('flame-from').value, $('flame-to').value))).firstElementChild;
-    const signature = [view, reply.getAttribute('PHASE'), reply.getAttribute('SAMPLES'), reply.getAttribute('TOTAL'),
-      reply.getElementsByTagName('PATH').length, $('flame-thread').value].join(' ');
+    const reply = parseFlameGraph(await this.connection.requestText(flameRequest(pid, view, $('flame-thread').value,
+      $('flame-phase').value, $('flame-from').value, $('flame-to').value)));
+    const a = reply.attributes;
+    const signature = [view, a.PHASE, a.SAMPLES, a.TOTAL, reply.paths.length, $('flame-thread').value].join(' ');
     // Nothing new (an earlier phase, a process that stopped): nothing to draw.
     if (signature === this.signature) return;
     this.signature = signature;
     const split = view === 'offcpu' || view === 'all';
     const tree = profileTree(reply, split);
-    const total = Number(reply.getAttribute('TOTAL'));
-    const samples = Number(reply.getAttribute('SAMPLES'));
+    const total = Number(a.TOTAL);
+    const samples = Number(a.SAMPLES);
     this.graph.show(tree, samples);
-    const truncated = reply.getAttribute('TRUNCATED');
-    $('flame-summary').textContent = `${samples} samples of ${total} in phase ${reply.getAttribute('PHASE')}`
+    const truncated = a.TRUNCATED;
+    $('flame-summary').textContent = `${samples} samples of ${total} in phase ${a.PHASE}`
       + ` (${total ? (100 * samples / total).toFixed(1) : 0} % of all thread samples)`
       + (truncated ? `; ${truncated} rare paths merged into their callers` : '');
     $('flame-graph').dataset.view = view;
@@ -129,18 +129,18 @@ export class FlamePanel {
     const view = $('flame-view').value;
     const thread = $('flame-thread').value;
     const [a, b] = await Promise.all([
-      this.connection.request(flameRequest(pid, view, thread, $('diff-phase-a').value, $('diff-from-a').value, $('diff-to-a').value)),
-      this.connection.request(flameRequest(pid, view, thread, $('diff-phase-b').value, $('diff-from-b').value, $('diff-to-b').value)),
-    ]).then(rs => rs.map(r => r.firstElementChild));
-    const signature = ['diff', view, thread, ...[a, b].flatMap(r => [r.getAttribute('PHASE'), r.getAttribute('SAMPLES'), r.getAttribute('TOTAL')])].join(' ');
+      this.connection.requestText(flameRequest(pid, view, thread, $('diff-phase-a').value, $('diff-from-a').value, $('diff-to-a').value)),
+      this.connection.requestText(flameRequest(pid, view, thread, $('diff-phase-b').value, $('diff-from-b').value, $('diff-to-b').value)),
+    ]).then(rs => rs.map(parseFlameGraph));
+    const signature = ['diff', view, thread, ...[a, b].flatMap(r => [r.attributes.PHASE, r.attributes.SAMPLES, r.attributes.TOTAL, r.paths.length])].join(' ');
     if (signature === this.signature) return;
     this.signature = signature;
     const split = view !== 'cpu';
-    const side = (r) => ({ tree: profileTree(r, split), total: Math.max(1, Number(r.getAttribute('TOTAL'))) });
+    const side = (r) => ({ tree: profileTree(r, split), total: Math.max(1, Number(r.attributes.TOTAL)) });
     const tree = diffTree(side(a), side(b));
     this.graph.show(tree, tree.value, true);
-    const describe = (r) => `phase ${r.getAttribute('PHASE')}` + (r.getAttribute('FROM') ? ` ${Number(r.getAttribute('FROM')).toFixed(1)}–${Number(r.getAttribute('TO')).toFixed(1)} s` : '')
-      + ` (${r.getAttribute('TOTAL')} thread samples)`;
+    const describe = ({ attributes: r }) => `phase ${r.PHASE}` + (r.FROM ? ` ${Number(r.FROM).toFixed(1)}–${Number(r.TO).toFixed(1)} s` : '')
+      + ` (${r.TOTAL} thread samples)`;
     $('flame-summary').textContent = `${describe(a)} → ${describe(b)}: each frame's share of its side's thread samples; `
       + 'width: both shares added; red grew, blue shrank';
     $('flame-graph').dataset.view = view;

@@ -59,6 +59,15 @@ export class Connection {
   }
 
   receive(text) {
+    if (this.pending.length && this.pending[0].raw && text.startsWith('<DYPER_REPLY')) {
+      // A reply asked for as text (large ones: FLAMEGRAPH, TIMELINE): no XML parse here.
+      const p = this.pending.shift();
+      const head = text.slice(0, text.indexOf('>') + 1);
+      const code = head.match(/ ERROR='([^']*)'/);
+      if (code) p.reject(new ProtocolError(code[1], parseXml(text).textContent, p.request));
+      else p.resolve(text);
+      return;
+    }
     // DATA events come 50 times a second per live histogram: read without an XML parser
     // (their form is fixed: <DYPER DATA='s'><V MI PHASE BUCKET VALUE/>…</DYPER>).
     if (this.dataListeners.size && text.startsWith('<DYPER DATA=')) {
@@ -83,14 +92,17 @@ export class Connection {
     for (const listener of this.listeners) listener(element, text);
   }
 
+  // Sends `xml`; resolves with the reply's text (not parsed), rejects with a ProtocolError.
+  requestText(xml) { return this.request(xml, true); }
+
   // Sends `xml`; resolves with the reply element, rejects with a ProtocolError.
-  request(xml) {
+  request(xml, raw = false) {
     return new Promise((resolve, reject) => {
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
         reject(new Error('not connected'));
         return;
       }
-      this.pending.push({ resolve, reject, request: xml });
+      this.pending.push({ resolve, reject, request: xml, raw });
       this.ws.send(xml);
     });
   }

@@ -6,6 +6,11 @@
 
 import { attr } from '/protocol.js';
 
+const entities = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
+function unescapeXml(text) {
+  return text.indexOf('&') < 0 ? text : text.replace(/&(lt|gt|amp|apos|quot);/g, (_, e) => entities[e]);
+}
+
 const svgNs = 'http://www.w3.org/2000/svg';
 export const stateColours = { running: '#e8833a', lock: '#c0392b', io: '#2e86c1', sleep: '#d5d8dc', other: '#8e44ad' };
 const rowHeight = 18;
@@ -38,17 +43,23 @@ export class Timeline {
 
   // TIMELINE of `pid`; resolves with its threads [{tid, name}].
   async refresh(pid) {
-    const reply = (await this.connection.request(`<DYPER PID='${attr(pid)}' COMMAND='TIMELINE'><TIMELINE/></DYPER>`)).firstElementChild;
-    this.from = Number(reply.getAttribute('FROM'));
-    this.to = Number(reply.getAttribute('TO'));
-    this.threads = [...reply.getElementsByTagName('THREAD')].map(t => ({
-      tid: t.getAttribute('TID'),
-      name: t.getAttribute('NAME') || '',
-      runs: [...t.getElementsByTagName('RUN')].map(r => ({
-        from: Number(r.getAttribute('FROM')), to: Number(r.getAttribute('TO')),
-        state: r.getAttribute('STATE'), fn: r.getAttribute('FUNCTION') || '',
-      })),
-    }));
+    // Read without an XML parser: a reply has a RUN per state change of every thread over up
+    // to 120 s, every second (its form is fixed).
+    const text = await this.connection.requestText(`<DYPER PID='${attr(pid)}' COMMAND='TIMELINE'><TIMELINE/></DYPER>`);
+    const attrs = (s) => Object.fromEntries([...s.matchAll(/(\w+)='([^']*)'/g)].map(m => [m[1], unescapeXml(m[2])]));
+    const head = attrs(text.slice(text.indexOf('<TIMELINE'), text.indexOf('>', text.indexOf('<TIMELINE'))));
+    this.from = Number(head.FROM);
+    this.to = Number(head.TO);
+    this.threads = [...text.matchAll(/<THREAD ([^>]*)>(.*?)<\/THREAD>/gs)].map(([, t, body]) => {
+      const a = attrs(t);
+      return {
+        tid: a.TID, name: a.NAME || '',
+        runs: [...body.matchAll(/<RUN ([^>]*)\/>/g)].map(([, r]) => {
+          const x = attrs(r);
+          return { from: Number(x.FROM), to: Number(x.TO), state: x.STATE, fn: x.FUNCTION || '' };
+        }),
+      };
+    });
     this.render();
     return this.threads.map(t => ({ tid: t.tid, name: t.name }));
   }

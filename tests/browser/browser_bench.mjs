@@ -106,8 +106,7 @@ async function flameBench(processes) {
     // A profile of `nodes` frames: a random tree (fixed seed), 8 functions a level, as deep as
     // it takes; each second every path's count changes.
     const drawn = await page.evaluate(async (nodes) => {
-      const { FlameGraph, profileTree } = await import('/flame.js');
-      const { parseXml } = await import('/protocol.js');
+      const { FlameGraph, profileTree, parseFlameGraph } = await import('/flame.js');
       let seed = 7;
       const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
       const paths = [];
@@ -121,24 +120,24 @@ async function flameBench(processes) {
       let made = 0;
       for (let r = 0; made < nodes; r++) made += grow([`root${r} (app)`], nodes - made);
       const graph = new FlameGraph(document.getElementById('flame-graph'), document.getElementById('flame-details'));
-      const xml = () => `<FLAMEGRAPH PID='1' VIEW='cpu' PHASE='0' SAMPLES='0' TOTAL='0'>${paths.map(p => `<PATH COUNT='${1 + Math.floor(random() * 100)}' STATE='running'>${p.join(';')}</PATH>`).join('')}</FLAMEGRAPH>`;
+      const xml = () => `<DYPER_REPLY ID='1'><FLAMEGRAPH PID='1' VIEW='cpu' PHASE='0' SAMPLES='0' TOTAL='0'>${paths.map(p => `<PATH COUNT='${1 + Math.floor(random() * 100)}' STATE='running'>${p.join(';')}</PATH>`).join('')}</FLAMEGRAPH></DYPER_REPLY>`;
       const replies = Array.from({ length: 4 }, xml);  // built ahead: the engine's work, not the page's
       let n = 0;
       const tick = () => {
-        const tree = profileTree(parseXml(replies[n++ % replies.length]), false);
+        const tree = profileTree(parseFlameGraph(replies[n++ % replies.length]), false);
         graph.show(tree, tree.value);
       };
       tick();
       setInterval(tick, 1000);
       let count = 0;
       const walk = (t) => { count++; t.children.forEach(walk); };
-      walk(profileTree(parseXml(replies[0]), false));
+      walk(profileTree(parseFlameGraph(replies[0]), false));
       return { nodes: count - 1, paths: paths.length, frames: document.querySelectorAll('#flame-graph g.frame').length };
     }, nodes);
     await new Promise(r => setTimeout(r, 3000));
     const result = await measure(browser, page);
     const frames = await page.$$eval('#flame-graph g.frame', gs => gs.length);
-    console.log(`flame graph of ${drawn.nodes} nodes (${drawn.paths} paths), ${frames} frames drawn (≥ 1 px), updated every second, ${result}`);
+    console.log(`flame graph of ${drawn.nodes} nodes (${drawn.paths} paths), ${frames} frames drawn (≥ 2 px), updated every second, ${result}`);
   } finally {
     await browser.close().catch(() => {});
   }
