@@ -70,6 +70,12 @@ export function functionOf(frame) {
   return i > 0 && frame.endsWith(')') ? frame.slice(0, i) : frame;
 }
 
+// Whether a frame's function is `name` as the search names it (/Code/<module>/<name>): the
+// same, or the same inside a namespace or class (`(anonymous namespace)::tokenize`).
+export function sameFunction(frameFunction, name) {
+  return frameFunction === name || frameFunction.endsWith(`::${name}`);
+}
+
 // The differential tree of two profiles (each {tree, total}): every frame's share of its
 // side's TOTAL (all thread samples in scope), `value` = both shares added (so a frame that
 // vanished stays visible), `delta` = after − before (positive: grew).
@@ -114,7 +120,7 @@ export class FlameGraph {
 
   matches(d) {
     const name = d.data.name;
-    if (this.focus && functionOf(name) === this.focus) return true;
+    if (this.focus && sameFunction(functionOf(name), this.focus)) return true;
     return this.term !== '' && name.toLowerCase().includes(this.term);
   }
 

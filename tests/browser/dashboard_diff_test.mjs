@@ -45,7 +45,7 @@ async function main() {
   await page.waitForFunction(() => document.getElementById('flame-graph').dataset.mode === 'diff'
     && [...document.querySelectorAll('#flame-graph g.frame')].some(g => g.getAttribute('name') === '[lock]' && g.__data__.data.after > 0.3));
   const frames = await deltas();
-  const crunch = frames.filter(f => f.name.startsWith('crunch_numbers '));
+  const crunch = frames.filter(f => /(^|::)crunch_numbers \(/.test(f.name));
   const lock = frames.filter(f => f.name === '[lock]');
   if (!crunch.length || crunch.some(f => !(f.delta < 0) || !/^rgb\((\d+),\1,255\)$/.test(f.fill)))
     throw new Error(`crunch_numbers does not shrink: ${JSON.stringify(crunch)}`);

@@ -39,10 +39,13 @@ function frames(page) {
   }));
 }
 
-// From the widest frame named `from`, the path of widest children to a leaf.
+// Whether frame `name` ('function (module)') is function `fn`, maybe in a namespace or class.
+const isFn = (name, fn) => new RegExp(`(^|::)${fn} \\(`).test(name || '');
+
+// From the widest frame of function `from`, the path of widest children to a leaf.
 async function widestPath(page, from) {
   return page.$eval('#flame-graph svg', (svg, from) => {
-    const all = [...svg.querySelectorAll('g.frame')].map(g => g.__data__).filter(d => d.data.name.startsWith(from));
+    const all = [...svg.querySelectorAll('g.frame')].map(g => g.__data__).filter(d => from === 'all' ? d.data.name === 'all' : new RegExp(`(^|::)${from} \\(`).test(d.data.name));
     if (!all.length) return [];
     let d = all.sort((a, b) => b.value - a.value)[0];
     const path = [d.data.name];
@@ -64,12 +67,12 @@ async function main() {
 
   // pc_cpu on-CPU: the hot path from main is main → run → parse → tokenize.
   await page.waitForFunction(() => Number(document.getElementById('flame-graph').dataset.samples) >= 100);
-  await page.waitForFunction(() => [...document.querySelectorAll('#flame-graph g.frame')].some(g => /^tokenize /.test(g.getAttribute('name'))));
-  const hot = await widestPath(page, 'main ');
-  if (!/^tokenize \(/.test(hot[hot.length - 1] || '')) throw new Error(`widest path from main: ${hot.join(' → ')}`);
+  await page.waitForFunction(() => [...document.querySelectorAll('#flame-graph g.frame')].some(g => /(^|::)tokenize \(/.test(g.getAttribute('name'))));
+  const hot = await widestPath(page, 'main');
+  if (!isFn(hot[hot.length - 1], 'tokenize')) throw new Error(`widest path from main: ${hot.join(' → ')}`);
   let drawn = await frames(page);
-  const main = drawn.filter(f => f.name.startsWith('main ')).sort((a, b) => b.value - a.value)[0];
-  const tokenize = drawn.find(f => f.name.startsWith('tokenize '));
+  const main = drawn.filter(f => isFn(f.name, 'main')).sort((a, b) => b.value - a.value)[0];
+  const tokenize = drawn.find(f => isFn(f.name, 'tokenize'));
   if (tokenize.value < 0.5 * main.value) throw new Error(`tokenize ${tokenize.value} of main's ${main.value} samples`);
   // Every frame's name is in the DOM: its <title> (with counts and share) and aria-label.
   for (const f of drawn)
@@ -78,9 +81,9 @@ async function main() {
   await page.screenshot({ path: join(out, 'dashboard-flame-cpu.png') });
 
   // Click parse: zoomed, and still zoomed after two live updates (the samples grow).
-  const parse = await page.$('#flame-graph g.frame[name^="parse "]');
-  await parse.click();
-  await page.waitForFunction(() => /;parse \(/.test(document.getElementById('flame-graph').dataset.zoom));
+  await page.$$eval('#flame-graph g.frame', (gs) => gs.find(g => /(^|::)parse \(/.test(g.getAttribute('name')))
+    .dispatchEvent(new MouseEvent('click', { bubbles: true })));
+  await page.waitForFunction(() => /(;|::)parse \([^;]*$/.test(document.getElementById('flame-graph').dataset.zoom));
   const zoom = await page.$eval('#flame-graph', e => e.dataset.zoom);
   const samples = await page.$eval('#flame-graph', e => Number(e.dataset.samples));
   await page.waitForFunction((n) => Number(document.getElementById('flame-graph').dataset.samples) > n + 50, {}, samples);
@@ -88,9 +91,9 @@ async function main() {
   drawn = await frames(page);
   // Zoomed: parse spans the whole width, the other thread (housekeeper) is not drawn.
   const full = await page.$eval('#flame-graph svg', (e) => Number(e.getAttribute('width')));
-  const parseWidth = drawn.find(f => f.name.startsWith('parse ')).width;
+  const parseWidth = drawn.find(f => isFn(f.name, 'parse')).width;
   if (parseWidth < 0.99 * full) throw new Error(`zoomed on parse, drawn ${parseWidth} of ${full} px`);
-  if (drawn.some(f => f.name.startsWith('idle_housekeeping '))) throw new Error('zoomed on parse, idle_housekeeping still drawn');
+  if (drawn.some(f => isFn(f.name, 'idle_housekeeping'))) throw new Error('zoomed on parse, idle_housekeeping still drawn');
   // The search box highlights the matching frames (and only them).
   await page.type('#flame-search', 'tokeni');
   await page.waitForFunction(() => Number(document.getElementById('flame-graph').dataset.highlighted) > 0);
@@ -121,7 +124,7 @@ async function main() {
   await page.waitForFunction(() => Number(document.getElementById('flame-graph').dataset.highlighted) > 0);
   drawn = await frames(page);
   const lit = drawn.filter(f => f.highlight);
-  if (!lit.length || lit.some(f => !f.name.startsWith(`${chosen.fn} (`))) throw new Error(`finding ${chosen.text}: highlighted ${lit.map(f => f.name).join(', ')}`);
+  if (!lit.length || lit.some(f => !isFn(f.name, chosen.fn))) throw new Error(`finding ${chosen.text}: highlighted ${lit.map(f => f.name).join(', ')}`);
   if (chosen.tid) await page.waitForSelector(`#timeline g.timeline-row.selected[data-tid="${chosen.tid}"]`);
   // The search history graph as a tree: refinements nested, false subtrees folded away.
   const folded = await page.$$eval('#shg-tree details', (ds) => ds.map(d => ({ open: d.open, state: d.querySelector(':scope > summary .shg-node').dataset.state })));
@@ -143,7 +146,7 @@ async function main() {
   const tops = drawn.filter(f => f.leaf).sort((a, b) => b.value - a.value);
   if (tops[0]?.name !== '[lock]') throw new Error(`off-CPU of pc_lock: widest frames on top ${tops.slice(0, 3).map(f => `${f.name} ${f.value}`).join(', ')}`);
   const lockPath = await widestPath(page, 'all');
-  if (!lockPath.some(n => n.startsWith('update_shared_table '))) throw new Error(`the lock wait is not under update_shared_table: ${lockPath.join(' → ')}`);
+  if (!lockPath.some(n => isFn(n, 'update_shared_table'))) throw new Error(`the lock wait is not under update_shared_table: ${lockPath.join(' → ')}`);
   // The timeline: a row per thread (main and 4 lockers), lockers seen waiting on the lock.
   await page.waitForFunction(() => Number(document.getElementById('timeline').dataset.threads) >= 5);
   await page.waitForSelector('#timeline g.timeline-row rect[data-state="lock"]');
