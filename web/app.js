@@ -400,7 +400,15 @@ setInterval(() => {
 const consultant = new Consultant(connection, $('shg-state'), $('shg-tree'));
 const flame = new FlamePanel(connection, showError);
 const timeline = new Timeline(connection, $('timeline'), $('timeline-legend'));
+// A finding chosen: its function lit in the flame graph, shown in the view of what the
+// hypothesis is about (CPU, lock waits, I/O waits), and its thread's row in the timeline.
+const hypothesisViews = { CPUbound: 'cpu', ExcessiveSyncWaitingTime: 'lock', ExcessiveIOBlockingTime: 'io', TooManySmallIOOps: 'io' };
 const findings = new Findings(connection, $('findings'), (f) => {
+  const view = hypothesisViews[f.hypothesis];
+  if (f.fn && view && $('flame-view').value !== view && !$('diff-on').checked) {
+    $('flame-view').value = view;
+    $('flame-view').dispatchEvent(new Event('change'));
+  }
   flame.highlight(f.fn);
   timeline.highlightThread(f.tid);
 });
