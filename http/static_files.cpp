@@ -48,7 +48,8 @@ std::optional<std::string> static_file_for(const static_roots& roots, std::strin
            std::string(rest.substr(slash + 1));
   }
   auto rest = target.substr(1);
-  if (!safe_relative(rest)) return std::nullopt;
+  // In a build the web folder holds npm's node_modules too: only /lib/ serves from it.
+  if (!safe_relative(rest) || rest.substr(0, 13) == "node_modules/") return std::nullopt;
   return roots.web + "/" + std::string(rest);
 }
 

@@ -103,7 +103,8 @@ TEST_CASE("dashboard: which file a URL names", "[dashboard][static]") {
         "/npm/d3-flame-graph/dist/d3-flamegraph.umd.min.js");
   CHECK(static_file_for(built, "/lib/chart.js/chart.esm.js") == "/lib/chart.esm.js");
   CHECK(static_file_for(built, "/app.js") == "/web/app.js");
-  for (const char* bad : {"/lib/d3", "/lib/d3/../../x", "/lib/../d3/x", "/lib//x", "/lib/d3/"})
+  for (const char* bad : {"/lib/d3", "/lib/d3/../../x", "/lib/../d3/x", "/lib//x", "/lib/d3/",
+                          "/node_modules/d3/package.json"})
     CHECK_FALSE(static_file_for(built, bad));
   CHECK(content_type_for("/w/app.js") == "text/javascript; charset=utf-8");
   CHECK(content_type_for("/w/index.html") == "text/html; charset=utf-8");
