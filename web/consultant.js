@@ -108,7 +108,8 @@ export class Consultant {
           details.open = this.opened.has(nodeKey) ? this.opened.get(nodeKey) : (state === 'true' || state === 'unknown');
           details.addEventListener('toggle', () => this.opened.set(nodeKey, details.open));
           const summary = document.createElement('summary');
-          summary.append(label, ` (${children.get(nodeKey).length})`);
+          summary.append(label);
+          label.title += `, ${children.get(nodeKey).length} refinements`;
           const ul = document.createElement('ul');
           build(nodeKey, ul, depth + 1);
           details.append(summary, ul);
