@@ -57,6 +57,8 @@ async function main() {
   await page.waitForSelector(`.histogram[data-key="${latency}"]`);
   await page.waitForFunction((k) => Number(document.querySelector(`.histogram[data-key="${k}"]`).dataset.filled) >= 10, {}, requests);
   await page.waitForFunction((k) => Number(document.querySelector(`.histogram[data-key="${k}"]`).dataset.filled) >= 5, {}, latency);
+  // The profile table is read while in sight.
+  await page.$eval('#profile', (e) => e.scrollIntoView());
   await page.waitForFunction(() => document.querySelectorAll('#profile-table tbody tr').length > 0);
   await page.waitForFunction(() => document.querySelectorAll('#thread-table tbody tr').length >= 2);
   await page.screenshot({ path: join(out, 'dashboard-live.png'), fullPage: true });
