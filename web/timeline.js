@@ -125,8 +125,8 @@ export class Timeline {
       if (p.start <= this.from || p.start > this.to) continue;
       const px = x(p.start);
       const g = el('g', { class: 'timeline-phase', 'data-phase': p.id });
-      g.append(el('line', { x1: px, x2: px, y1: 0, y2: bottom, stroke: '#c0392b', 'stroke-dasharray': '4 3' }));
-      g.append(el('text', { x: px + 3, y: bottom + 24, fill: '#c0392b', class: 'timeline-axis' }, `phase ${p.name || p.id}`));
+      g.append(el('line', { x1: px, x2: px, y1: 0, y2: bottom, stroke: '#1c2833', 'stroke-width': 2, 'stroke-dasharray': '4 3' }));
+      g.append(el('text', { x: px + 3, y: bottom + 24, class: 'timeline-phase-label' }, `phase ${p.name || p.id}`));
       svg.append(g);
     }
     svg.setAttribute('height', height + 12);
