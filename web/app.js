@@ -421,7 +421,7 @@ consultant.onchange = () => refreshFindings().catch(showError);
 
 async function refreshTimeline() {
   const pid = flame.pid();
-  if (!pid || timeline.unsupported) return;
+  if (!pid || timeline.unsupported || document.hidden) return;
   try {
     flame.setThreads(await timeline.refresh(pid));
   } catch (e) {

@@ -85,7 +85,8 @@ export class FlamePanel {
 
   async refresh() {
     const pid = this.pid();
-    if (!pid || this.busy || this.unsupported) return;
+    // A hidden page draws nothing: the next second after it shows again catches up.
+    if (!pid || this.busy || this.unsupported || document.hidden) return;
     this.busy = true;
     try {
       if ($('diff-on').checked) await this.refreshDiff(pid);
