@@ -5,6 +5,7 @@ namespace perfdm {
 namespace {
 
 constexpr std::string_view library_prefix = "/lib/chart.js/";
+constexpr std::string_view npm_prefix = "/lib/";
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -39,8 +40,16 @@ std::optional<std::string> static_file_for(const static_roots& roots, std::strin
     if (!safe_relative(rest)) return std::nullopt;
     return roots.library + "/" + std::string(rest);
   }
+  if (!roots.npm.empty() && target.substr(0, npm_prefix.size()) == npm_prefix) {
+    auto rest = target.substr(npm_prefix.size());
+    auto slash = rest.find('/');
+    if (slash == std::string_view::npos || !safe_relative(rest)) return std::nullopt;
+    return roots.npm + "/" + std::string(rest.substr(0, slash)) + "/dist/" +
+           std::string(rest.substr(slash + 1));
+  }
   auto rest = target.substr(1);
-  if (!safe_relative(rest)) return std::nullopt;
+  // In a build the web folder holds npm's node_modules too: only /lib/ serves from it.
+  if (!safe_relative(rest) || rest.substr(0, 13) == "node_modules/") return std::nullopt;
   return roots.web + "/" + std::string(rest);
 }
 

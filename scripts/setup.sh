@@ -44,6 +44,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# The dashboard's flame graph: d3 and d3-flame-graph into web/node_modules as the committed
+# web/package-lock.json says; served from there in a build, installed by `cmake --install`.
+web="$(dirname "$0")/../web"
+if [ ! -f "$web/node_modules/d3-flame-graph/dist/d3-flamegraph.umd.min.js" ]; then
+  echo "setup: npm ci in web"
+  (cd "$web" && npm ci --no-audit --no-fund --silent)
+fi
+
 # puppeteer-core for the dashboard's browser test, into tests/browser/node_modules as the
 # committed package-lock.json says (it drives /usr/bin/chromium: no browser is downloaded).
 browser_tests="$(dirname "$0")/../tests/browser"

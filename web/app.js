@@ -5,6 +5,9 @@
 import { Connection, ProtocolError, attr, dm } from '/protocol.js';
 import { Histogram } from '/histogram.js';
 import { Consultant } from '/consultant.js';
+import { FlamePanel } from '/flame_panel.js';
+import { Timeline } from '/timeline.js';
+import { Findings } from '/findings.js';
 
 const $ = (id) => document.getElementById(id);
 const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -19,6 +22,7 @@ const state = {
   dirty: new Set(),      // charts with buckets not drawn yet
   metrics: new Map(),    // name → style
   resources: new Set(),
+  firstScreen: new Set(),  // pids whose CPU and wait histograms the page enabled by itself
 };
 
 // ------------------------------------------------------------------- errors
@@ -94,10 +98,18 @@ async function refreshStatus() {
 
 async function refreshProcesses() {
   const list = (await connection.request(dm('PROCESSES'))).firstElementChild;
+  const processes = [...list.querySelectorAll('PROCESS')];
+  const watched = processes.filter(p => p.getAttribute('WATCHED') === 'true')
+    .map(p => ({ pid: p.getAttribute('PID'), name: p.getAttribute('NAME') }));
+  flame.setProcesses(watched);
+  for (const w of watched) firstScreen(w.pid).catch(showError);
+  // The tables are rebuilt only when something changed: no layout of the page for nothing.
+  const signature = new XMLSerializer().serializeToString(list);
+  if (signature === state.processSignature) return;
+  state.processSignature = signature;
   const body = $('process-table').tBodies[0];
   body.replaceChildren();
-  const watched = [];
-  for (const p of list.querySelectorAll('PROCESS')) {
+  for (const p of processes) {
     const pid = p.getAttribute('PID');
     const row = body.insertRow();
     cell(row, pid);
@@ -109,10 +121,8 @@ async function refreshProcesses() {
     const actions = cell(row, '');
     if (active && p.getAttribute('FRAMES'))
       actions.append(button('Detach', () => run(dm('DETACH', `<PROCESS PID='${pid}'/>`)).then(refreshProcesses)));
-    if (isWatched) {
+    if (isWatched)
       actions.append(button('Unwatch', () => run(dm('UNWATCH', `<PROCESS PID='${pid}'/>`)).then(refreshProcesses)));
-      watched.push({ pid, name: p.getAttribute('NAME') });
-    }
   }
   const select = $('profile-pid');
   const chosen = select.value;
@@ -128,6 +138,33 @@ $('process-form').addEventListener('submit', (e) => {
     .then(() => Promise.all([refreshProcesses(), loadMetrics(), loadResources()]))
     .catch(() => {});
 });
+
+// A useful first screen: a watched process's CPU and wait histograms (the PC metrics cpu,
+// sync_wait, io_wait at its /Machine process resource, GLOBAL), enabled once, with no form.
+const firstScreenMetrics = ['cpu', 'sync_wait', 'io_wait'];
+
+async function firstScreen(pid) {
+  if (state.firstScreen.has(pid)) return;
+  state.firstScreen.add(pid);
+  if (!state.stream) return;
+  await Promise.all([loadMetrics(), loadResources()]);
+  // The PC metrics' process is its /Machine/<host>/<name>{pid} resource (docs/NATIVE.md §8).
+  const focus = [...state.resources].find(r => r.startsWith('/Machine/') && r.endsWith(`{${pid}}`) && r.split('/').length === 4);
+  if (!focus) { state.firstScreen.delete(pid); return; }  // not yet defined: next time
+  for (const metric of firstScreenMetrics) {
+    if (!state.metrics.has(metric)) continue;
+    const reply = await run(dm('ENABLE', `<ENABLE STREAM='${state.stream}' METRIC='${attr(metric)}' FOCUS='${attr(focus)}' PHASE='GLOBAL'/>`));
+    const id = reply.firstElementChild.getAttribute('ID');
+    const key = `${id}:GLOBAL`;
+    if (state.charts.has(key)) continue;
+    state.enabled.set(key, { mi: id, metric, focus, phase: 'GLOBAL' });
+    const c = addChart(key, id, chartTitle(id, metric, focus, 'GLOBAL'), 'GLOBAL');
+    c.histogram.card.dataset.first = 'true';
+    c.histogram.chart.options.scales.y.title = { display: true, text: 's per s' };
+    await loadChart(key);
+  }
+  renderEnabled();
+}
 
 // ------------------------------------------------------------------- metrics and resources
 
@@ -207,6 +244,7 @@ function addChart(key, mi, title, phase, archived = false) {
   if (state.charts.has(key)) return state.charts.get(key);
   const histogram = new Histogram($('charts'), title, state.phases);
   histogram.card.dataset.key = key;
+  observer.observe(histogram.card);
   const c = { histogram, mi, phase, archived };
   state.charts.set(key, c);
   return c;
@@ -243,7 +281,7 @@ function renderEnabled() {
       await run(dm('DISABLE', `<DISABLE STREAM='${state.stream}' MI='${x.mi}' PHASE='${x.phase}'/>`));
       state.enabled.delete(key);
       const c = state.charts.get(key);
-      if (c) { c.histogram.remove(); state.charts.delete(key); }
+      if (c) { observer.unobserve(c.histogram.card); c.histogram.remove(); state.charts.delete(key); }
       renderEnabled();
     }));
   }
@@ -256,6 +294,8 @@ async function refreshPhases() {
   state.phases.length = 0;
   for (const p of list.querySelectorAll('PHASE'))
     state.phases.push({ id: p.getAttribute('ID'), name: p.getAttribute('NAME'), start: Number(p.getAttribute('START')), end: Number(p.getAttribute('END')) });
+  flame.setPhases(state.phases);
+  timeline.setPhases(state.phases);
   renderPhases();
 }
 
@@ -338,12 +378,57 @@ function redrawSoon(key) {
   state.dirty.add(key);
 }
 
+// Redraw only what changed, no more often than the eye needs: once a second, and a chart
+// out of sight waits until it is scrolled into view (its buckets are kept meanwhile).
+const visible = new Set();
+const observer = new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    const key = e.target.dataset.key;
+    if (e.isIntersecting) { visible.add(key); if (state.dirty.has(key)) { state.charts.get(key)?.histogram.render(); state.dirty.delete(key); } }
+    else visible.delete(key);
+  }
+});
 setInterval(() => {
-  for (const key of state.dirty) state.charts.get(key)?.histogram.render();
-  state.dirty.clear();
-}, 250);
+  if (document.hidden) return;
+  for (const key of state.dirty) {
+    if (!visible.has(key)) { state.charts.get(key)?.histogram.mark(); continue; }
+    state.charts.get(key)?.histogram.render();
+    state.dirty.delete(key);
+  }
+}, 1000);
 
 const consultant = new Consultant(connection, $('shg-state'), $('shg-tree'));
+const flame = new FlamePanel(connection, showError);
+const timeline = new Timeline(connection, $('timeline'), $('timeline-legend'));
+// A finding chosen: its function lit in the flame graph, shown in the view of what the
+// hypothesis is about (CPU, lock waits, I/O waits), and its thread's row in the timeline.
+const hypothesisViews = { CPUbound: 'cpu', ExcessiveSyncWaitingTime: 'lock', ExcessiveIOBlockingTime: 'io', TooManySmallIOOps: 'io' };
+const findings = new Findings(connection, $('findings'), (f) => {
+  const view = hypothesisViews[f.hypothesis];
+  if (f.fn && view && $('flame-view').value !== view && !$('diff-on').checked) {
+    $('flame-view').value = view;
+    $('flame-view').dispatchEvent(new Event('change'));
+  }
+  flame.highlight(f.fn);
+  timeline.highlightThread(f.tid);
+});
+
+async function refreshFindings() {
+  const list = await findings.refresh(consultant.nodeList());
+  timeline.setFindings(list.map(f => ({ tid: f.tid, since: f.since, text: f.text })));
+}
+consultant.onchange = () => refreshFindings().catch(showError);
+
+async function refreshTimeline() {
+  const pid = flame.pid();
+  if (!pid || timeline.unsupported || document.hidden) return;
+  try {
+    flame.setThreads(await timeline.refresh(pid));
+  } catch (e) {
+    if (e instanceof ProtocolError && e.code === 'UNKNOWN_COMMAND') timeline.unsupported = true;
+    else if (!(e instanceof ProtocolError && e.code === 'UNKNOWN_TARGET')) throw e;
+  }
+}
 
 $('search-form').addEventListener('submit', async (e) => {
   e.preventDefault();
@@ -360,16 +445,18 @@ $('search-form').addEventListener('submit', async (e) => {
   }
 });
 
+connection.onData((values) => {
+  for (const v of values) {
+    const key = `${v.mi}:${v.phase}`;
+    const c = state.charts.get(key);
+    if (!c) continue;
+    c.histogram.set(v.bucket, v.value);
+    redrawSoon(key);
+  }
+});
+
 connection.onEvent((e) => {
-  if (e.hasAttribute('DATA')) {
-    for (const v of e.children) {
-      const key = `${v.getAttribute('MI')}:${v.getAttribute('PHASE')}`;
-      const c = state.charts.get(key);
-      if (!c) continue;
-      c.histogram.set(Number(v.getAttribute('BUCKET')), Number(v.getAttribute('VALUE')));
-      redrawSoon(key);
-    }
-  } else if (e.hasAttribute('FOLD')) {
+  if (e.hasAttribute('FOLD')) {
     // Re-read the histograms of that phase type: the engine's bins after the fold.
     const phase = e.getAttribute('PHASE');
     for (const [key, c] of state.charts) if (!c.archived && c.phase === phase) loadChart(key);
@@ -414,11 +501,18 @@ async function start() {
   await refreshStatus();
   await refreshPhases();
   await consultant.refresh();
+  await Promise.all([flame.refresh(), refreshTimeline()]);
   document.body.dataset.ready = 'true';
+  every(1000, () => flame.refresh());
+  every(1000, refreshTimeline);
   every(1000, refreshStatus);
   every(2000, async () => { await refreshProcesses(); renderPhases(); });
-  every(2000, refreshProfile);
+  // The profile table is read only while in sight.
+  const profileSeen = { now: false };
+  new IntersectionObserver((es) => { for (const e of es) profileSeen.now = e.isIntersecting; }).observe($('profile'));
+  every(2000, async () => { if (profileSeen.now && !document.hidden) await refreshProfile(); });
   every(3000, () => consultant.refresh());
+  every(2000, refreshFindings);
 }
 
 start().catch(showError);

@@ -17,7 +17,11 @@ export class Consultant {
     this.tree = tree;
     this.nodes = new Map();  // 'search:id' → {attributes}
     this.renderPending = false;
+    this.opened = new Map();  // node key → open, as the user left it
+    this.onchange = () => {};  // after the nodes changed (the findings follow them)
   }
+
+  nodeList() { return [...this.nodes.values()]; }
 
   // SEARCH with ACTION (START, PAUSE, RESUME, STOP) for PHASE (GLOBAL, CURRENT); START takes
   // the SUFFICIENT_TIME tunable. Resolves with the reply's <SEARCH/>; rejects as the protocol
@@ -60,7 +64,7 @@ export class Consultant {
   renderSoon() {
     if (this.renderPending) return;
     this.renderPending = true;
-    setTimeout(() => { this.renderPending = false; this.render(); }, 250);
+    setTimeout(() => { this.renderPending = false; this.render(); this.onchange(); }, 250);
   }
 
   summary() {
@@ -82,26 +86,36 @@ export class Consultant {
     const rank = (n) => { const r = states.indexOf(n.STATE); return r < 0 ? states.length : r; };
     for (const list of children.values())
       list.sort((a, b) => Number(a.SEARCH) - Number(b.SEARCH) || rank(a) - rank(b) || Number(a.ID) - Number(b.ID));
+    // A node with refinements is a <details>: open unless it concluded false (or never
+    // ran), so the false subtrees are folded away; what the user opens or closes stays so.
     const build = (parentKey, container, depth) => {
       for (const n of children.get(parentKey) || []) {
         const li = document.createElement('li');
         const label = document.createElement('span');
         const state = states.includes(n.STATE) ? n.STATE : 'never';
+        const nodeKey = key(n.SEARCH, n.ID);
         label.className = `shg-node shg-${state}`;
         label.dataset.state = state;
         label.dataset.hypothesis = n.HYPOTHESIS;
-        label.dataset.node = key(n.SEARCH, n.ID);
+        label.dataset.node = nodeKey;
         label.textContent = `${n.HYPOTHESIS} @ <${n.CODE}, ${n.MACHINE}, ${n.SYNCOBJECT}> — ${n.STATE}`
           + (n.VALUE ? ` (${formatNumber(n.VALUE)} / ${formatNumber(n.THRESHOLD)})` : '')
           + (n.ACTIVE === 'true' ? ' ●' : '');
         label.title = `search ${n.SEARCH}, node ${n.ID}` + (Number(n.SINCE) >= 0 ? `, true since ${n.SINCE} s` : '')
           + (n.ACTIVE === 'true' ? ', active' : ', inactive');
-        li.append(label);
-        const childKey = key(n.SEARCH, n.ID);
-        if (depth < 64 && children.has(childKey)) {
+        if (depth < 64 && children.has(nodeKey)) {
+          const details = document.createElement('details');
+          details.open = this.opened.has(nodeKey) ? this.opened.get(nodeKey) : (state === 'true' || state === 'unknown');
+          details.addEventListener('toggle', () => this.opened.set(nodeKey, details.open));
+          const summary = document.createElement('summary');
+          summary.append(label);
+          label.title += `, ${children.get(nodeKey).length} refinements`;
           const ul = document.createElement('ul');
-          build(childKey, ul, depth + 1);
-          li.append(ul);
+          build(nodeKey, ul, depth + 1);
+          details.append(summary, ul);
+          li.append(details);
+        } else {
+          li.append(label);
         }
         container.append(li);
       }

@@ -38,6 +38,7 @@ export class Connection {
     this.url = url;
     this.pending = [];          // [{resolve, reject, request}] in request order
     this.listeners = new Set(); // (element, text) for every stream event
+    this.dataListeners = new Set(); // ([{mi, phase, bucket, value}]) for DATA events
     this.onstate = () => {};    // ('open' | 'closed', detail)
   }
 
@@ -58,6 +59,27 @@ export class Connection {
   }
 
   receive(text) {
+    if (this.pending.length && this.pending[0].raw && text.startsWith('<DYPER_REPLY')) {
+      // A reply asked for as text (large ones: FLAMEGRAPH, TIMELINE): no XML parse here.
+      const p = this.pending.shift();
+      const head = text.slice(0, text.indexOf('>') + 1);
+      const code = head.match(/ ERROR='([^']*)'/);
+      if (code) p.reject(new ProtocolError(code[1], parseXml(text).textContent, p.request));
+      else p.resolve(text);
+      return;
+    }
+    // DATA events come 50 times a second per live histogram: read without an XML parser
+    // (their form is fixed: <DYPER DATA='s'><V MI PHASE BUCKET VALUE/>…</DYPER>).
+    if (this.dataListeners.size && text.startsWith('<DYPER DATA=')) {
+      const values = [];
+      for (const v of text.matchAll(/<V ([^>]*)\/>/g)) {
+        const a = {};
+        for (const [, k, x] of v[1].matchAll(/(\w+)='([^']*)'/g)) a[k] = x;
+        values.push({ mi: a.MI, phase: a.PHASE, bucket: Number(a.BUCKET), value: Number(a.VALUE) });
+      }
+      for (const listener of this.dataListeners) listener(values);
+      return;
+    }
     const element = parseXml(text);
     if (element.nodeName === 'DYPER_REPLY') {
       const p = this.pending.shift();
@@ -70,17 +92,21 @@ export class Connection {
     for (const listener of this.listeners) listener(element, text);
   }
 
+  // Sends `xml`; resolves with the reply's text (not parsed), rejects with a ProtocolError.
+  requestText(xml) { return this.request(xml, true); }
+
   // Sends `xml`; resolves with the reply element, rejects with a ProtocolError.
-  request(xml) {
+  request(xml, raw = false) {
     return new Promise((resolve, reject) => {
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
         reject(new Error('not connected'));
         return;
       }
-      this.pending.push({ resolve, reject, request: xml });
+      this.pending.push({ resolve, reject, request: xml, raw });
       this.ws.send(xml);
     });
   }
 
   onEvent(listener) { this.listeners.add(listener); }
+  onData(listener) { this.dataListeners.add(listener); }
 }

@@ -1,16 +1,27 @@
-// Browser CPU while 20 live histograms update (bench/RESULTS.md, issue 16): the dashboard in
-// Debian's headless chromium, the engine watching and attached to the bundled workload, 20
-// histograms enabled from the page; then the CPU time of every chromium process (from /proc)
-// and the renderer's main-thread task time (page.metrics) over 10 s.
-// Usage: node browser_bench.mjs --perfdm BIN --workload BIN [--histograms 20] [--seconds 10]
+// Browser benchmarks of the dashboard (bench/RESULTS.md, issues 16 and 23), in Debian's headless
+// chromium; CPU is that of every chromium process (from /proc) and the renderer's main-thread
+// task time (page.metrics), over --seconds.
+// --mode histograms (default): the engine watching and attached to the bundled workload, 20
+//   live histograms enabled from the page (the first screen's own three count).
+// --mode flame: the page's flame graph (web/flame.js, the d3-flame-graph the page uses) drawing
+//   a profile of --nodes frames (10,000) as a FLAMEGRAPH reply, a new one every second with
+//   other counts: the profile is generated (no program of ours has 10,000 call paths), the
+//   parsing, tree building and drawing are the page's.
+// --mode first: time from opening the page to the first flame graph drawn, the engine watching
+//   pc_cpu (--pc-cpu BIN) for 3 s; median of --runs.
+// Usage: node browser_bench.mjs --perfdm BIN --workload BIN [--mode histograms|flame|first]
+//        [--histograms 20] [--seconds 10] [--nodes 10000] [--pc-cpu BIN] [--runs 5]
 import puppeteer from 'puppeteer-core';
 import { readFileSync, readdirSync } from 'node:fs';
 import { Processes, argument, within } from './engine.mjs';
 
 const perfdm = argument('--perfdm');
-const workloadBinary = argument('--workload');
+const mode = argument('--mode', 'histograms');
+const workloadBinary = argument('--workload', '');
 const histograms = Number(argument('--histograms', '20'));
 const seconds = Number(argument('--seconds', '10'));
+const nodes = Number(argument('--nodes', '10000'));
+const runs = Number(argument('--runs', '5'));
 const ticks = 100;  // USER_HZ on Linux
 
 function cpuSeconds(root) {
@@ -33,13 +44,28 @@ function cpuSeconds(root) {
   return total;
 }
 
-const processes = new Processes();
-let browser;
-try {
-  await within(120000, 'the browser bench', (async () => {
-    const pid = await processes.workload(workloadBinary, 120);
-    const url = await processes.engine(perfdm, ['--base-width', '0.02', '--pid', pid]);
-    browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+const launch = () => puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+
+// CPU of the browser and its renderer over `seconds`.
+async function measure(browser, page) {
+  const root = browser.process().pid;
+  const m0 = await page.metrics();
+  const c0 = cpuSeconds(root);
+  const t0 = Date.now();
+  await new Promise(r => setTimeout(r, seconds * 1000));
+  const m1 = await page.metrics();
+  const c1 = cpuSeconds(root);
+  const wall = (Date.now() - t0) / 1000;
+  return `wall ${wall.toFixed(1)} s: chromium CPU ${(100 * (c1 - c0) / wall).toFixed(1)} % of one core ` +
+    `(all processes), renderer main thread ${(100 * (m1.TaskDuration - m0.TaskDuration) / wall).toFixed(1)} %, ` +
+    `script ${(100 * (m1.ScriptDuration - m0.ScriptDuration) / wall).toFixed(1)} %`;
+}
+
+async function histogramBench(processes) {
+  const pid = await processes.workload(workloadBinary, 120);
+  const url = await processes.engine(perfdm, ['--base-width', '0.02', '--pid', pid]);
+  const browser = await launch();
+  try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1400, height: 1300 });
     await page.goto(url + '/');
@@ -47,9 +73,10 @@ try {
     await page.type('#process-pid', pid);
     await page.click('#process-form button[data-command="ATTACH"]');
     await page.waitForFunction(() => [...document.querySelectorAll('#enable-metric option')].some(o => o.value === 'work.requests'));
+    await page.waitForFunction(() => document.querySelectorAll('.histogram[data-first="true"]').length === 3);
     const metrics = await page.$$eval('#enable-metric option', os => os.map(o => o.value));
     const foci = ['/', await page.$eval('#resource-tree li[data-name^="/Process/perfdm_workload"]', e => e.dataset.name)];
-    let enabled = 0;
+    let enabled = await page.$$eval('.histogram', hs => hs.length);
     for (const focus of foci)
       for (const metric of metrics) {
         if (enabled === histograms) break;
@@ -58,21 +85,91 @@ try {
         await page.click('#enable-button');
         await page.waitForFunction((n) => document.querySelectorAll('.histogram').length === n, {}, ++enabled);
       }
+    await page.$eval('#charts-panel', (e) => e.scrollIntoView());
     await new Promise(r => setTimeout(r, 3000));
-    const root = browser.process().pid;
-    const m0 = await page.metrics();
-    const c0 = cpuSeconds(root);
-    const t0 = Date.now();
-    await new Promise(r => setTimeout(r, seconds * 1000));
-    const m1 = await page.metrics();
-    const c1 = cpuSeconds(root);
-    const wall = (Date.now() - t0) / 1000;
+    const result = await measure(browser, page);
     const buckets = await page.$$eval('.histogram', hs => hs.reduce((a, h) => a + Number(h.dataset.completed), 0));
-    console.log(`histograms ${enabled}, wall ${wall.toFixed(1)} s: chromium CPU ${(100 * (c1 - c0) / wall).toFixed(1)} % of one core ` +
-      `(all processes), renderer main thread ${(100 * (m1.TaskDuration - m0.TaskDuration) / wall).toFixed(1)} %, ` +
-      `script ${(100 * (m1.ScriptDuration - m0.ScriptDuration) / wall).toFixed(1)} %; ${buckets} buckets on the page`);
-  })());
+    console.log(`histograms ${enabled}, ${result}; ${buckets} buckets on the page`);
+  } finally {
+    await browser.close().catch(() => {});
+  }
+}
+
+async function flameBench(processes) {
+  const url = await processes.engine(perfdm);
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1400, height: 1300 });
+    await page.goto(url + '/');
+    await page.waitForSelector('body[data-ready="true"]');
+    // A profile of `nodes` frames: a random tree (fixed seed), 8 functions a level, as deep as
+    // it takes; each second every path's count changes.
+    const drawn = await page.evaluate(async (nodes) => {
+      const { FlameGraph, profileTree, parseFlameGraph } = await import('/flame.js');
+      let seed = 7;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const paths = [];
+      const grow = (prefix, budget) => {
+        if (budget <= 1) { paths.push(prefix); return 1; }
+        const k = 1 + Math.floor(random() * 8);
+        let used = 1;
+        for (let i = 0; i < k && used < budget; i++) used += grow(prefix.concat(`f${prefix.length}_${i}_${Math.floor(random() * 1000)} (app)`), Math.floor((budget - 1) / k));
+        return used;
+      };
+      let made = 0;
+      for (let r = 0; made < nodes; r++) made += grow([`root${r} (app)`], nodes - made);
+      const graph = new FlameGraph(document.getElementById('flame-graph'), document.getElementById('flame-details'));
+      const xml = () => `<DYPER_REPLY ID='1'><FLAMEGRAPH PID='1' VIEW='cpu' PHASE='0' SAMPLES='0' TOTAL='0'>${paths.map(p => `<PATH COUNT='${1 + Math.floor(random() * 100)}' STATE='running'>${p.join(';')}</PATH>`).join('')}</FLAMEGRAPH></DYPER_REPLY>`;
+      const replies = Array.from({ length: 4 }, xml);  // built ahead: the engine's work, not the page's
+      let n = 0;
+      const tick = () => {
+        const tree = profileTree(parseFlameGraph(replies[n++ % replies.length]), false);
+        graph.show(tree, tree.value);
+      };
+      tick();
+      setInterval(tick, 1000);
+      let count = 0;
+      const walk = (t) => { count++; t.children.forEach(walk); };
+      walk(profileTree(parseFlameGraph(replies[0]), false));
+      return { nodes: count - 1, paths: paths.length, frames: document.querySelectorAll('#flame-graph g.frame').length };
+    }, nodes);
+    await new Promise(r => setTimeout(r, 3000));
+    const result = await measure(browser, page);
+    const frames = await page.$$eval('#flame-graph g.frame', gs => gs.length);
+    console.log(`flame graph of ${drawn.nodes} nodes (${drawn.paths} paths), ${frames} frames drawn (≥ 2 px), updated every second, ${result}`);
+  } finally {
+    await browser.close().catch(() => {});
+  }
+}
+
+async function firstBench(processes) {
+  const pid = await processes.pcWorkload(argument('--pc-cpu'), 120);
+  const url = await processes.engine(perfdm, ['--pid', pid]);
+  await new Promise(r => setTimeout(r, 3000));
+  const browser = await launch();
+  const times = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const page = await browser.newPage();
+      await page.setViewport({ width: 1400, height: 1300 });
+      const t0 = Date.now();
+      await page.goto(url + '/');
+      await page.waitForFunction(() => document.querySelectorAll('#flame-graph g.frame').length > 1, { polling: 'raf', timeout: 30000 });
+      times.push(Date.now() - t0);
+      await page.close();
+    }
+  } finally {
+    await browser.close().catch(() => {});
+  }
+  times.sort((a, b) => a - b);
+  console.log(`time from opening the page to the first flame graph: median ${times[Math.floor(times.length / 2)]} ms (${times.join(', ')} ms over ${runs} loads)`);
+}
+
+const processes = new Processes();
+try {
+  await within(180000, 'the browser bench', mode === 'flame' ? flameBench(processes)
+    : mode === 'first' ? firstBench(processes) : histogramBench(processes));
 } finally {
-  if (browser) await browser.close().catch(() => {});
   await processes.stop();
 }

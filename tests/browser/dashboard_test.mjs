@@ -27,6 +27,17 @@ async function main() {
   browser = opened.browser;
   const page = opened.page;
 
+  // The first screen: the watched process's CPU and wait histograms, with no form filled in.
+  await page.waitForFunction(() => ['cpu', 'sync_wait', 'io_wait'].every(m =>
+    [...document.querySelectorAll('.histogram[data-first="true"] .histogram-head')].some(h => /^MI \d+ (\S+) @ \/Machine\/[^/]+\/perfdm_workload\{\d+\} /.exec(h.textContent)?.[1] === m)));
+  // … and they fill: the workload runs.
+  await page.waitForFunction(() => [...document.querySelectorAll('.histogram[data-first="true"]')].some(h => Number(h.dataset.filled) >= 5));
+  // The histogram key ('MI:PHASE') of what the form enabled: the page's own come first.
+  const keyOf = (metric, phase) => page.waitForFunction((m, p) => {
+    const r = [...document.querySelectorAll('#mi-table tbody tr')].find(r => r.cells[1].textContent === m && r.cells[3].textContent === p);
+    return r && `${r.cells[0].textContent}:${p}`;
+  }, {}, metric, phase).then(h => h.jsonValue());
+
   // Attach the workload's frames from the page (it is watched already: --pid).
   await page.type('#process-pid', pid);
   await page.click('#process-form button[data-command="ATTACH"]');
@@ -36,14 +47,18 @@ async function main() {
   // persistent data (so that a new phase archives it).
   await page.select('#enable-metric', 'work.requests');
   await page.click('#enable-button');
-  await page.waitForSelector('.histogram[data-key="0:GLOBAL"]');
+  const requests = await keyOf('work.requests', 'GLOBAL');
+  await page.waitForSelector(`.histogram[data-key="${requests}"]`);
   await page.select('#enable-metric', 'work.latency_us');
   await page.select('#enable-phase', 'CURRENT');
   await page.click('#flag-data');
   await page.click('#enable-button');
-  await page.waitForSelector('.histogram[data-key="1:CURRENT"]');
-  await page.waitForFunction(() => Number(document.querySelector('.histogram[data-key="0:GLOBAL"]').dataset.filled) >= 10);
-  await page.waitForFunction(() => Number(document.querySelector('.histogram[data-key="1:CURRENT"]').dataset.filled) >= 5);
+  const latency = await keyOf('work.latency_us', 'CURRENT');
+  await page.waitForSelector(`.histogram[data-key="${latency}"]`);
+  await page.waitForFunction((k) => Number(document.querySelector(`.histogram[data-key="${k}"]`).dataset.filled) >= 10, {}, requests);
+  await page.waitForFunction((k) => Number(document.querySelector(`.histogram[data-key="${k}"]`).dataset.filled) >= 5, {}, latency);
+  // The profile table is read while in sight.
+  await page.$eval('#profile', (e) => e.scrollIntoView());
   await page.waitForFunction(() => document.querySelectorAll('#profile-table tbody tr').length > 0);
   await page.waitForFunction(() => document.querySelectorAll('#thread-table tbody tr').length >= 2);
   await page.screenshot({ path: join(out, 'dashboard-live.png'), fullPage: true });
@@ -57,10 +72,10 @@ async function main() {
   await page.waitForSelector('.histogram[data-archived="true"]');
   await page.waitForFunction(() => Number(document.querySelector('.histogram[data-archived="true"]').dataset.filled) >= 5);
   // The live charts go on after the phase change.
-  const before = await page.$eval('.histogram[data-key="0:GLOBAL"]', (e) => Number(e.dataset.completed));
-  await page.waitForFunction((n) => Number(document.querySelector('.histogram[data-key="0:GLOBAL"]').dataset.completed) > n, {}, before);
+  const before = await page.$eval(`.histogram[data-key="${requests}"]`, (e) => Number(e.dataset.completed));
+  await page.waitForFunction((n, k) => Number(document.querySelector(`.histogram[data-key="${k}"]`).dataset.completed) > n, {}, before, requests);
   // The global histogram folds (1000 buckets of 5 ms): the chart is re-binned to 10 ms.
-  await page.waitForFunction(() => Number(document.querySelector('.histogram[data-key="0:GLOBAL"]').dataset.width) >= 0.01);
+  await page.waitForFunction((k) => Number(document.querySelector(`.histogram[data-key="${k}"]`).dataset.width) >= 0.01, {}, requests);
   const consultant = await page.$eval('#shg-state', (e) => e.textContent);
   if (!consultant.startsWith('no search') && !/nodes/.test(consultant)) throw new Error(`the consultant panel says '${consultant}'`);
   await page.screenshot({ path: join(out, 'dashboard-archived.png'), fullPage: true });

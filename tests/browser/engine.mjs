@@ -79,17 +79,32 @@ export class Processes {
 
   // A workload of examples/pc/ (`pc_cpu [seconds]`, …): resolves with its pid once it printed
   // its first line, `<name>: pid <pid>, running <s> s`.
-  async pcWorkload(binary, seconds) {
-    const child = spawn(binary, [String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Its standard output is kept: output(pid, pattern) waits for a line of it.
+  async pcWorkload(binary, seconds, ...more) {
+    const child = spawn(binary, [String(seconds), ...more.map(String)], { stdio: ['ignore', 'pipe', 'inherit'] });
     this.children.push(child);
     return within(10000, `${binary} to start`, new Promise((resolve, reject) => {
       let text = '';
       child.stdout.on('data', (d) => {
         text += d;
+        child.text = text;
         const m = text.match(/: pid (\d+), running/);
-        if (m) resolve(m[1]);
+        if (m) { child.pid_ = m[1]; resolve(m[1]); }
       });
       child.on('exit', (code) => reject(new Error(`${binary} exited (${code})`)));
+    }));
+  }
+
+  // Resolves with the match of `pattern` in what pc workload `pid` printed, within `ms`.
+  output(pid, pattern, ms) {
+    const child = this.children.find(c => c.pid_ === pid);
+    return within(ms, `${pattern} from ${pid}`, new Promise((resolve) => {
+      const look = () => {
+        const m = (child.text || '').match(pattern);
+        if (m) { child.stdout.off('data', look); resolve(m); }
+      };
+      child.stdout.on('data', look);
+      look();
     }));
   }
 

@@ -1,0 +1,231 @@
+// A flame graph of a watched process's stack samples (FLAMEGRAPH, docs/DASHBOARD.md §4), drawn
+// by d3-flame-graph (npm, served at /lib/d3-flame-graph/ with d3 at /lib/d3/; classic scripts
+// that index.html loads before the modules, as `window.flamegraph.default` and `window.d3`).
+// Each frame is an SVG <g name='function (module)'> with a <title> (name, samples, share), so
+// every visible frame's name is in the DOM. Frames are inclusive along the call paths.
+//
+// Live updates keep the zoom: the zoomed frame is remembered as its path of names from the
+// root, and re-applied to each new profile (the library keeps zoom in the data it was given,
+// as hide/fade flags, so a new profile would otherwise reset it).
+
+const stateColours = { running: '#e8833a', lock: '#c0392b', io: '#2e86c1', sleep: '#95a5a6', other: '#8e44ad' };
+const highlightColour = '#e600e6';
+
+const entities = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
+function unescape(text) {
+  return text.indexOf('&') < 0 ? text
+    : text.replace(/&(lt|gt|amp|apos|quot|#x[0-9a-fA-F]+|#\d+);/g, (_, e) => entities[e]
+      ?? String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : Number(e.slice(1))));
+}
+
+// A FLAMEGRAPH reply's text, read without an XML parser (a reply has up to 20,000 paths and
+// comes every second; its form is fixed: docs/DASHBOARD.md, FLAME-CONTRACT):
+// {attributes of <FLAMEGRAPH>, paths: [{count, state, frames: 'a;b;c'}]}.
+export function parseFlameGraph(text) {
+  const start = text.indexOf('<FLAMEGRAPH');
+  const head = text.slice(start, text.indexOf('>', start));
+  const attributes = {};
+  for (const [, k, v] of head.matchAll(/(\w+)='([^']*)'/g)) attributes[k] = unescape(v);
+  const paths = [];
+  for (const m of text.matchAll(/<PATH ([^>]*)>([^<]*)<\/PATH>/g)) {
+    const count = Number(/COUNT='([^']*)'/.exec(m[1])?.[1]);
+    const state = /STATE='([^']*)'/.exec(m[1])?.[1] || '';
+    paths.push({ count, state, frames: unescape(m[2]) });
+  }
+  return { attributes, paths };
+}
+
+// The tree of a parsed FLAMEGRAPH reply: {name, value, children}, inclusive counts. With
+// `split`, the state of each path (lock, io, sleep, …) is added as a last frame `[state]`, so
+// that an off-CPU view shows what each path waits for on top.
+export function profileTree(reply, split) {
+  const root = { name: 'all', value: 0, children: [], state: '' };
+  for (const path of reply.paths) {
+    const count = path.count;
+    if (!(count > 0)) continue;
+    const state = path.state;
+    const frames = path.frames.split(';').filter(Boolean);
+    if (split && state) frames.push(`[${state}]`);
+    root.value += count;
+    let node = root;
+    for (const name of frames) {
+      node.index ??= new Map();
+      let child = node.index.get(name);
+      if (!child) {
+        child = { name, value: 0, children: [], state };
+        node.index.set(name, child);
+        node.children.push(child);
+      }
+      child.value += count;
+      if (child.state !== state) child.state = 'mixed';
+      node = child;
+    }
+  }
+  return root;
+}
+
+// The function part of a frame `function (module)`.
+export function functionOf(frame) {
+  const i = frame.lastIndexOf(' (');
+  return i > 0 && frame.endsWith(')') ? frame.slice(0, i) : frame;
+}
+
+// Whether a frame's function is `name` as the search names it (/Code/<module>/<name>): the
+// same, or the same inside a namespace or class (`(anonymous namespace)::tokenize`).
+export function sameFunction(frameFunction, name) {
+  return frameFunction === name || frameFunction.endsWith(`::${name}`);
+}
+
+// The differential tree of two profiles (each {tree, total}): every frame's share of its
+// side's TOTAL (all thread samples in scope), `value` = both shares added (so a frame that
+// vanished stays visible), `delta` = after − before (positive: grew).
+export function diffTree(before, after) {
+  const scale = 1e6;  // the library wants numbers of samples; shares as parts per million
+  const merge = (a, b, name) => {
+    const shareA = a ? a.value / before.total : 0;
+    const shareB = b ? b.value / after.total : 0;
+    const node = { name, value: Math.round((shareA + shareB) * scale), delta: shareB - shareA, before: shareA, after: shareB, children: [], state: (b || a).state };
+    const names = new Set([...(a?.children || []).map(c => c.name), ...(b?.children || []).map(c => c.name)]);
+    for (const n of names) {
+      const child = merge(a?.index?.get(n), b?.index?.get(n), n);
+      if (child.value > 0) node.children.push(child);
+    }
+    return node;
+  };
+  return merge(before.tree, after.tree, 'all');
+}
+
+export class FlameGraph {
+  constructor(container, details) {
+    this.container = container;
+    this.details = details;
+    this.zoomPath = [];     // names from the root to the zoomed frame
+    this.term = '';         // search box: frames whose name contains it are highlighted
+    this.focus = '';        // a finding's function: its frames are highlighted
+    this.diff = false;
+    this.total = 0;
+    this.chart = window.flamegraph.default()
+      .width(Math.max(400, container.clientWidth - 4))
+      .cellHeight(18)
+      .minFrameSize(2)  // narrower frames are not drawn: the eye cannot tell them apart
+      .transitionDuration(0)
+      .resetHeightOnZoom(true)  // the height follows each profile's depth, not the first one's
+      .selfValue(false)
+      .setColorMapper((d) => this.colour(d))
+      .setLabelHandler((d) => this.label(d))
+      .setDetailsElement(details)
+      .onClick((d) => { this.zoomPath = d.ancestors().reverse().slice(1).map(n => n.data.name); this.mark(); });
+    this.drawn = false;
+  }
+
+  matches(d) {
+    const name = d.data.name;
+    if (this.focus && sameFunction(functionOf(name), this.focus)) return true;
+    return this.term !== '' && name.toLowerCase().includes(this.term);
+  }
+
+  colour(d) {
+    if (this.matches(d)) return highlightColour;
+    if (this.diff) {
+      const x = d.data.delta;
+      const strength = Math.min(1, Math.abs(x) / Math.max(1e-9, this.maxDelta));
+      const light = Math.round(255 - 160 * strength);
+      if (Math.abs(x) < 1e-4) return '#dddddd';
+      return x > 0 ? `rgb(255,${light},${light})` : `rgb(${light},${light},255)`;
+    }
+    const s = d.data.state;
+    if (d.data.name.startsWith('[')) return stateColours[s] || '#bbbbbb';
+    // Warm hues from the name (stable between updates), as flame graphs usually look.
+    let h = 0;
+    for (const c of d.data.name) h = (h * 31 + c.charCodeAt(0)) | 0;
+    const r = 205 + (Math.abs(h) % 50), g = 80 + (Math.abs(h >> 8) % 120), b = 40 + (Math.abs(h >> 16) % 50);
+    return `rgb(${r},${g},${b})`;
+  }
+
+  label(d) {
+    if (this.diff) {
+      const pct = (x) => (100 * x).toFixed(2);
+      return `${d.data.name}: ${pct(d.data.before)} % → ${pct(d.data.after)} % of thread time (${d.data.delta >= 0 ? '+' : ''}${pct(d.data.delta)} points)`;
+    }
+    const share = this.total ? (100 * d.data.value / this.total).toFixed(2) : '0';
+    return `${d.data.name}: ${d.data.value} samples, ${share} % of the samples in scope`;
+  }
+
+  // Draws `tree` (profileTree or diffTree); `total` is what shares are of (TOTAL).
+  show(tree, total, diff = false) {
+    this.diff = diff;
+    this.total = total;
+    if (diff) {
+      let max = 0;
+      const walk = (n) => { max = Math.max(max, Math.abs(n.delta)); n.children.forEach(walk); };
+      tree.children.forEach(walk);
+      this.maxDelta = max;
+    }
+    this.applyZoom(tree);
+    this.chart.width(Math.max(400, this.container.clientWidth - 4));
+    if (!this.drawn) {
+      window.d3.select(this.container).datum(tree).call(this.chart);
+      this.drawn = true;
+    } else {
+      this.chart.update(tree);
+    }
+    this.mark();
+    this.container.dataset.samples = String(tree.value);
+  }
+
+  // The zoom the user chose, re-applied to a new tree: siblings of the path hidden, its
+  // ancestors faded (the library's own flags). A path that no longer exists is cut short.
+  applyZoom(tree) {
+    let node = tree;
+    const kept = [];
+    for (const name of this.zoomPath) {
+      const child = node.children.find(c => c.name === name);
+      if (!child) break;
+      for (const c of node.children) if (c !== child) c.hide = true;
+      node.fade = true;
+      node = child;
+      kept.push(name);
+    }
+    this.zoomPath = kept;
+  }
+
+  resetZoom() {
+    this.zoomPath = [];
+    if (this.drawn) this.chart.resetZoom();
+  }
+
+  // Highlights frames containing `term` (case-insensitive), as the search box asks.
+  search(term) {
+    this.term = term.trim().toLowerCase();
+    this.redraw();
+  }
+
+  // Highlights the frames of function `name` (a finding's), '' for none.
+  highlight(name) {
+    this.focus = name;
+    this.redraw();
+  }
+
+  redraw() {
+    if (this.drawn) this.chart.update();
+    this.mark();
+  }
+
+  // Marks on the DOM what a reader (or a test) needs: highlighted frames and the zoom.
+  mark() {
+    let matched = 0;
+    for (const g of this.container.querySelectorAll('g.frame')) {
+      const d = g.__data__;
+      const on = !!d && this.matches(d);
+      if (on) matched++;
+      // Attributes touched only when they change: each write costs a style recalculation.
+      if (on !== g.hasAttribute('data-highlight')) {
+        if (on) g.setAttribute('data-highlight', 'true'); else g.removeAttribute('data-highlight');
+      }
+      const name = g.getAttribute('name') || '';
+      if (g.getAttribute('aria-label') !== name) g.setAttribute('aria-label', name);
+    }
+    this.container.dataset.highlighted = String(matched);
+    this.container.dataset.zoom = this.zoomPath.join(';');
+  }
+}

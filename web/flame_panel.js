@@ -1,0 +1,150 @@
+// The flame graph panel: which process, view (on-CPU, off-CPU split by lock / I/O / sleep, one
+// state), thread and scope (current phase or an earlier one, optionally a time range) to ask
+// FLAMEGRAPH for, about every second; and the differential view between two phases or two time
+// ranges of one phase (docs/DASHBOARD.md §4).
+
+import { ProtocolError, attr } from '/protocol.js';
+import { FlameGraph, diffTree, parseFlameGraph, profileTree } from '/flame.js';
+
+const $ = (id) => document.getElementById(id);
+
+function flameRequest(pid, view, thread, phase, from, to) {
+  let a = `VIEW='${attr(view)}' PHASE='${attr(phase || 'CURRENT')}'`;
+  if (thread) a += ` THREAD='${attr(thread)}'`;
+  if (from !== '' && from !== undefined) a += ` FROM='${attr(from)}'`;
+  if (to !== '' && to !== undefined) a += ` TO='${attr(to)}'`;
+  return `<DYPER PID='${attr(pid)}' COMMAND='FLAMEGRAPH'><FLAMEGRAPH ${a}/></DYPER>`;
+}
+
+export class FlamePanel {
+  constructor(connection, showError) {
+    this.connection = connection;
+    this.showError = showError;
+    this.graph = new FlameGraph($('flame-graph'), $('flame-details'));
+    this.signature = '';
+    this.busy = false;
+    this.unsupported = false;
+    for (const id of ['flame-pid', 'flame-view', 'flame-thread', 'flame-phase', 'flame-from', 'flame-to',
+      'diff-on', 'diff-phase-a', 'diff-from-a', 'diff-to-a', 'diff-phase-b', 'diff-from-b', 'diff-to-b'])
+      $(id).addEventListener('change', () => { this.signature = ''; this.refresh(); });
+    $('flame-search').addEventListener('input', (e) => this.graph.search(e.target.value));
+    $('flame-reset').addEventListener('click', () => this.graph.resetZoom());
+  }
+
+  // The watched processes ([{pid, name}]); the first is chosen when none is.
+  setProcesses(watched) {
+    const select = $('flame-pid');
+    const chosen = select.value;
+    const signature = watched.map(w => w.pid).join(' ');
+    if (signature === this.processSignature) return;
+    this.processSignature = signature;
+    select.replaceChildren(...watched.map(w => new Option(`${w.pid} ${w.name}`, w.pid)));
+    if (watched.some(w => w.pid === chosen)) select.value = chosen;
+    this.signature = '';
+    this.refresh();
+  }
+
+  // The phases (PHASES) for the scope and the comparison.
+  setPhases(phases) {
+    const signature = phases.map(p => `${p.id}:${p.name}`).join(' ');
+    if (signature === this.phaseSignature) return;
+    this.phaseSignature = signature;
+    const fill = (select, withCurrent) => {
+      const chosen = select.value;
+      const options = phases.map(p => new Option(`${p.id} ${p.name}${p.end < 0 ? ' (current)' : ''}`, p.id));
+      if (withCurrent) options.unshift(new Option('current phase', 'CURRENT'));
+      select.replaceChildren(...options);
+      if ([...select.options].some(o => o.value === chosen)) select.value = chosen;
+    };
+    fill($('flame-phase'), true);
+    fill($('diff-phase-a'), true);
+    fill($('diff-phase-b'), true);
+    // By default the comparison is the first phase against the current one.
+    if (!this.diffChosen && phases.length > 1) {
+      $('diff-phase-a').value = phases[0].id;
+      $('diff-phase-b').value = 'CURRENT';
+    }
+  }
+
+  // The threads (TIMELINE's) for the thread selector: [{tid, name}].
+  setThreads(threads) {
+    const signature = threads.map(t => `${t.tid}:${t.name}`).join(' ');
+    if (signature === this.threadSignature) return;
+    this.threadSignature = signature;
+    const select = $('flame-thread');
+    const chosen = select.value;
+    select.replaceChildren(new Option('all threads', ''), ...threads.map(t => new Option(`${t.tid} ${t.name}`, t.tid)));
+    if ([...select.options].some(o => o.value === chosen)) select.value = chosen;
+  }
+
+  highlight(functionName) {
+    this.graph.highlight(functionName);
+  }
+
+  pid() { return $('flame-pid').value; }
+
+  async refresh() {
+    const pid = this.pid();
+    // A hidden page draws nothing: the next second after it shows again catches up.
+    if (!pid || this.busy || this.unsupported || document.hidden) return;
+    this.busy = true;
+    try {
+      if ($('diff-on').checked) await this.refreshDiff(pid);
+      else await this.refreshProfile(pid);
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === 'UNKNOWN_COMMAND') {
+        this.unsupported = true;
+        $('flame-summary').textContent = 'this engine has no FLAMEGRAPH';
+      } else if (e instanceof ProtocolError) {
+        $('flame-summary').textContent = `${e.code}: ${e.reason}`;
+      } else throw e;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async refreshProfile(pid) {
+    const view = $('flame-view').value;
+    const reply = parseFlameGraph(await this.connection.requestText(flameRequest(pid, view, $('flame-thread').value,
+      $('flame-phase').value, $('flame-from').value, $('flame-to').value)));
+    const a = reply.attributes;
+    const signature = [view, a.PHASE, a.SAMPLES, a.TOTAL, reply.paths.length, $('flame-thread').value].join(' ');
+    // Nothing new (an earlier phase, a process that stopped): nothing to draw.
+    if (signature === this.signature) return;
+    this.signature = signature;
+    const split = view === 'offcpu' || view === 'all';
+    const tree = profileTree(reply, split);
+    const total = Number(a.TOTAL);
+    const samples = Number(a.SAMPLES);
+    this.graph.show(tree, samples);
+    const truncated = a.TRUNCATED;
+    $('flame-summary').textContent = `${samples} samples of ${total} in phase ${a.PHASE}`
+      + ` (${total ? (100 * samples / total).toFixed(1) : 0} % of all thread samples)`
+      + (truncated ? `; ${truncated} rare paths merged into their callers` : '');
+    $('flame-graph').dataset.view = view;
+    $('flame-graph').dataset.mode = 'profile';
+  }
+
+  async refreshDiff(pid) {
+    this.diffChosen = true;
+    const view = $('flame-view').value;
+    const thread = $('flame-thread').value;
+    const [a, b] = await Promise.all([
+      this.connection.requestText(flameRequest(pid, view, thread, $('diff-phase-a').value, $('diff-from-a').value, $('diff-to-a').value)),
+      this.connection.requestText(flameRequest(pid, view, thread, $('diff-phase-b').value, $('diff-from-b').value, $('diff-to-b').value)),
+    ]).then(rs => rs.map(parseFlameGraph));
+    const signature = ['diff', view, thread, ...[a, b].flatMap(r => [r.attributes.PHASE, r.attributes.SAMPLES, r.attributes.TOTAL, r.paths.length])].join(' ');
+    if (signature === this.signature) return;
+    this.signature = signature;
+    const split = view !== 'cpu';
+    const side = (r) => ({ tree: profileTree(r, split), total: Math.max(1, Number(r.attributes.TOTAL)) });
+    const tree = diffTree(side(a), side(b));
+    this.graph.show(tree, tree.value, true);
+    const describe = ({ attributes: r }) => `phase ${r.PHASE}` + (r.FROM ? ` ${Number(r.FROM).toFixed(1)}–${Number(r.TO).toFixed(1)} s` : '')
+      + ` (${r.TOTAL} thread samples)`;
+    $('flame-summary').textContent = `${describe(a)} → ${describe(b)}: each frame's share of its side's thread samples; `
+      + 'width: both shares added; red grew, blue shrank';
+    $('flame-graph').dataset.view = view;
+    $('flame-graph').dataset.mode = 'diff';
+  }
+}
