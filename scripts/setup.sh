@@ -21,6 +21,11 @@ packages+=(help2man dpkg-dev pkg-config)
 # it; its tests drive Debian's chromium with puppeteer-core (npm, below) and scrape /metrics
 # with a real Prometheus (promtool checks the exposition). Node.js may come from elsewhere.
 packages+=(libjs-chart.js chromium prometheus)
+# The Performance Consultant's live tests on programs nobody here wrote
+# (tests/pc_real_programs_live_test.cpp): Debian's xz, sqlite3 and python3 (the GIL test needs
+# /usr/bin/python3 itself, not a python from elsewhere); binutils' strip, objcopy and nm and
+# g++ build the stripped and split-debug programs of tests/native_names_test.cpp.
+packages+=(xz-utils sqlite3 python3 binutils g++)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

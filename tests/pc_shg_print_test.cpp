@@ -48,10 +48,11 @@ TEST_CASE("pc print: --json prints the issue's object", "[pc]") {
                                node(1, 0, "/Code/a\"b", "unknown", 0.1)};
   CHECK(shg_json(g) ==
         "{\"nodes\":[{\"id\":0,\"parent\":null,\"hypothesis\":\"CPUbound\",\"focus\":{\"code\":"
-        "\"/Code\",\"machine\":\"/Machine\",\"syncobject\":\"/SyncObject\"},\"state\":\"true\","
+        "\"/Code\",\"machine\":\"/Machine\",\"syncobject\":\"/SyncObject\",\"file\":\"/File\"},"
+        "\"state\":\"true\","
         "\"value\":0.93,\"threshold\":0.3,\"since\":4.2},{\"id\":1,\"parent\":0,\"hypothesis\":"
         "\"CPUbound\",\"focus\":{\"code\":\"/Code/a\\\"b\",\"machine\":\"/Machine\","
-        "\"syncobject\":\"/SyncObject\"},\"state\":\"unknown\",\"value\":0.1,\"threshold\":0.3,"
+        "\"syncobject\":\"/SyncObject\",\"file\":\"/File\"},\"state\":\"unknown\",\"value\":0.1,\"threshold\":0.3,"
         "\"since\":null}]}");
 }
 

@@ -15,7 +15,8 @@ inline constexpr std::uint32_t pc_log_module_id = 19;
 inline constexpr std::uint32_t pc_log_module_version = 1;
 inline constexpr const char* pc_log_module_name = "pc";
 
-// The record name of a node: "shg SEARCH/ID HYPOTHESIS <CODE, MACHINE, SYNCOBJECT> STATE".
+// The record name of a node: "shg SEARCH/ID HYPOTHESIS <CODE, MACHINE, SYNCOBJECT[, FILE]> STATE"
+// (FILE only when it is not the root /File).
 std::string pc_log_record_name(const shg_node_info& n);
 
 // Registers the module and adds one record per node.
