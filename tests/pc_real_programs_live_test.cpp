@@ -139,7 +139,7 @@ TEST_CASE("pc live, real programs: python3's four CPU-bound threads wait for the
        "        sum(i * i for i in range(1000))\n"
        "for _ in range(4):\n"
        "    threading.Thread(target=work).start()\n"});
-  auto nodes = search(python.pid, 8);
+  auto nodes = search(python.pid, 10);
   INFO(true_nodes(nodes));
   CHECK(any_true(nodes, [](const json_node& n) {
     return n.hypothesis == "ExcessiveSyncWaitingTime" &&

@@ -67,3 +67,14 @@ TEST_CASE("pc print: one status line per conclusion, as Paradyn's PC wrote them"
   n.state = "unknown";
   CHECK(shg_conclusion_line("never", n).empty());
 }
+
+TEST_CASE("pc print: a focus names its /File part only when it is a file", "[pc]") {
+  auto n = node(2, 0, "/Code", "true", 0.5, 1);
+  n.hypothesis = "ExcessiveIOBlockingTime";
+  CHECK(shg_focus_text(n) == "</Code, /Machine, /SyncObject>");
+  n.file = "/File";
+  CHECK(shg_focus_text(n) == "</Code, /Machine, /SyncObject>");
+  n.file = "/File/var/db/test.db";
+  CHECK(shg_focus_text(n) == "</Code, /Machine, /SyncObject, /File/var/db/test.db>");
+  CHECK(shg_json({n}).find("\"file\":\"/File/var/db/test.db\"}") != std::string::npos);
+}
