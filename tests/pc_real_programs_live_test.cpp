@@ -116,7 +116,7 @@ TEST_CASE("pc live, real programs: sqlite3 with an fsync per insert blocks in I/
   std::string db = folder + "/test.db";
   {
     real_program::process sqlite({"sqlite3", db}, dir / "inserts.sql");
-    auto nodes = search(sqlite.pid, 8);
+    auto nodes = search(sqlite.pid, 10);
     INFO(true_nodes(nodes));
     auto db_file = perfdm::native::file_resource(db);
     CHECK(any_true(nodes, [&](const json_node& n) {
@@ -139,7 +139,7 @@ TEST_CASE("pc live, real programs: python3's four CPU-bound threads wait for the
        "        sum(i * i for i in range(1000))\n"
        "for _ in range(4):\n"
        "    threading.Thread(target=work).start()\n"});
-  auto nodes = search(python.pid, 10);
+  auto nodes = search(python.pid, 12);
   INFO(true_nodes(nodes));
   CHECK(any_true(nodes, [](const json_node& n) {
     return n.hypothesis == "ExcessiveSyncWaitingTime" &&
