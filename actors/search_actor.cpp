@@ -210,6 +210,7 @@ class search_actor : public caf::event_based_actor {
     i.code = n.focus[pc::hierarchy::code];
     i.machine = n.focus[pc::hierarchy::machine];
     i.syncobject = n.focus[pc::hierarchy::syncobject];
+    i.file = n.focus[pc::hierarchy::file];
     i.state = pc::state_name(n.state);
     i.active = n.active;
     i.value = n.value;

@@ -44,7 +44,9 @@ std::string shg_json_number(double x) {
 }
 
 std::string shg_focus_text(const shg_node_info& n) {
-  return "<" + n.code + ", " + n.machine + ", " + n.syncobject + ">";
+  // The /File part only when it names a file (shg_focus_text, pc::focus::text).
+  bool file = !n.file.empty() && n.file != "/File";
+  return "<" + n.code + ", " + n.machine + ", " + n.syncobject + (file ? ", " + n.file : "") + ">";
 }
 
 std::string shg_tree(const std::vector<shg_node_info>& nodes) {
@@ -101,7 +103,8 @@ std::string shg_json(const std::vector<shg_node_info>& nodes) {
            ",\"hypothesis\":" + shg_json_string(n.hypothesis) +
            ",\"focus\":{\"code\":" + shg_json_string(n.code) +
            ",\"machine\":" + shg_json_string(n.machine) +
-           ",\"syncobject\":" + shg_json_string(n.syncobject) + "}" +
+           ",\"syncobject\":" + shg_json_string(n.syncobject) +
+           ",\"file\":" + shg_json_string(n.file.empty() ? "/File" : n.file) + "}" +
            ",\"state\":" + shg_json_string(n.state) + ",\"value\":" + shg_json_number(n.value) +
            ",\"threshold\":" + shg_json_number(n.threshold) +
            ",\"since\":" + (n.since >= 0 ? shg_json_number(n.since) : "null") + "}";

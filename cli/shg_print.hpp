@@ -14,7 +14,7 @@ namespace perfdm {
 std::string shg_json_string(const std::string& s);
 std::string shg_json_number(double x);
 
-// "<CODE, MACHINE, SYNCOBJECT>".
+// "<CODE, MACHINE, SYNCOBJECT>", with ", FILE" before the ">" when FILE is not the root.
 std::string shg_focus_text(const shg_node_info& n);
 
 // The nodes of one search as a tree along each node's first parent; siblings ordered true,
@@ -22,7 +22,7 @@ std::string shg_focus_text(const shg_node_info& n);
 std::string shg_tree(const std::vector<shg_node_info>& nodes);
 
 // {"nodes":[{"id":0,"parent":null,"hypothesis":…,"focus":{"code":…,"machine":…,
-// "syncobject":…},"state":…,"value":…,"threshold":…,"since":…},…]} (since null when the
+// "syncobject":…,"file":…},"state":…,"value":…,"threshold":…,"since":…},…]} (since null when the
 // node was never true).
 std::string shg_json(const std::vector<shg_node_info>& nodes);
 

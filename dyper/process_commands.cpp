@@ -398,9 +398,11 @@ process_command_state::process_command_state() : variables(default_variables()) 
   // wait on files and sockets are I/O.
   for (auto* lib : {"libc.so", "libstdc++.so", "libm.so", "ld-linux", "libgcc_s", "libpthread"})
     classes.push_back({true, lib, "SYSTEM"});
-  for (auto* fn : {"read", "write", "pread", "pwrite", "readv", "writev", "recv", "recvfrom",
-                   "recvmsg", "send", "sendto", "sendmsg", "poll", "ppoll", "select", "epoll_wait",
-                   "accept", "connect", "fsync"})
+  // glibc's 64-bit names (pread64) and the flushes a database waits in (fdatasync) too.
+  for (auto* fn : {"read", "write", "pread", "pwrite", "pread64", "pwrite64", "readv", "writev",
+                   "preadv", "pwritev", "recv", "recvfrom", "recvmsg", "send", "sendto", "sendmsg",
+                   "poll", "ppoll", "select", "epoll_wait", "accept", "connect", "fsync",
+                   "fdatasync", "sync_file_range"})
     classes.push_back({false, fn, "IO"});
 }
 

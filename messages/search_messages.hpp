@@ -53,6 +53,7 @@ struct shg_node_info {
   std::string code;
   std::string machine;
   std::string syncobject;
+  std::string file;  // /File…; "" (as from older code) stands for the root
   std::string state;  // never, unknown, true, false
   bool active = false;
   double value = 0;
@@ -60,7 +61,7 @@ struct shg_node_info {
   double since = -1;  // seconds after the search started it became true; -1: never
 };
 PERFDM_INSPECT(shg_node_info, x.search, x.id, x.has_parent, x.parent, x.hypothesis, x.code,
-               x.machine, x.syncobject, x.state, x.active, x.value, x.threshold, x.since)
+               x.machine, x.syncobject, x.file, x.state, x.active, x.value, x.threshold, x.since)
 
 struct shg_reply {
   std::vector<shg_node_info> nodes;

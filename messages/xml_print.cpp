@@ -304,6 +304,7 @@ element& shg_node_attributes(element& e, const shg_node_info& n) {
       .text("CODE", n.code)
       .text("MACHINE", n.machine)
       .text("SYNCOBJECT", n.syncobject)
+      .text("FILE", n.file.empty() ? "/File" : n.file)
       .text("STATE", n.state)
       .flag("ACTIVE", n.active)
       .number("VALUE", n.value)

@@ -33,12 +33,18 @@ void call_graph::add_stack(const std::vector<stack_frame>& frames) {
   names.reserve(frames.size());
   for (auto& f : frames) names.push_back(code_resource(f));
   std::string entry = names.back();
-  for (std::size_t i = frames.size(); i-- > 0;)
-    if (!system_startup_module(module_part(frames[i].module)) && frames[i].function != "_start" &&
-        !library_wrapper(frames[i].function)) {
-      entry = names[i];
-      break;
-    }
+  auto startup = [&](std::size_t i) {
+    return system_startup_module(module_part(frames[i].module)) || frames[i].function == "_start" ||
+           library_wrapper(frames[i].function);
+  };
+  for (std::size_t i = frames.size(); i-- > 0;) {
+    if (startup(i)) continue;
+    // The outermost frame, calling into the C library's start-up: a stripped executable's
+    // _start (named by address, so not known by name); main comes after.
+    if (i + 1 == frames.size() && i > 0 && startup(i - 1)) continue;
+    entry = names[i];
+    break;
+  }
   ++entries_[entry];
   std::set<std::pair<std::string, std::string>> seen;  // a recursive call counts once
   for (std::size_t i = 0; i + 1 < names.size(); ++i) {

@@ -80,6 +80,8 @@ pc_focus parse_pc_focus(const std::vector<std::string>& resources) {
         if (parts.size() == 4) split_id(parts[3], m.thread, m.tid);
         f.machine.push_back(std::move(m));
       }
+    } else if (root == "File") {
+      if (parts.size() >= 2) f.file.push_back(r);
     } else if (root == "SyncObject" && parts.size() <= 3) {
       if (parts.size() >= 2) f.sync.push_back({parts[1], parts.size() == 3 ? parts[2] : ""});
     } else {
@@ -139,7 +141,15 @@ bool focus_matches(const pc_focus& focus, const sampled_process& process,
   }
   for (auto& s : focus.sync) {
     if (thread.waits_on.kind.empty() || s.kind != resource_part(thread.waits_on.kind)) return false;
-    if (!s.object.empty() && s.object != resource_part(thread.waits_on.object)) return false;
+    if (!s.object.empty() && (thread.waits_on.object.empty() ||
+                              s.object != resource_part(thread.waits_on.object)))
+      return false;
+  }
+  for (auto& f : focus.file) {
+    auto& t = thread.file;
+    if (t.size() < f.size() || t.compare(0, f.size(), f) != 0 ||
+        (t.size() > f.size() && t[f.size()] != '/'))
+      return false;
   }
   return true;
 }
@@ -172,6 +182,7 @@ std::vector<std::string> thread_resources(const sampled_process& process,
   out.push_back(thread_resource(process.host, process.name, process.pid, thread.name, thread.tid));
   if (!thread.waits_on.kind.empty())
     out.push_back(sync_object_resource(thread.waits_on.kind, thread.waits_on.object));
+  if (!thread.file.empty()) out.push_back(thread.file);
   return out;
 }
 

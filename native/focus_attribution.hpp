@@ -26,6 +26,8 @@
 //   /Machine/<host>[/<process>{<pid>}[/<thread>{<tid>}]]  that host, process, thread (by the
 //                                 ids in braces when given — names change — else by name)
 //   /SyncObject/<kind>[/<object>] the thread waits on an object of that kind (that object)
+//   /File[/…]                     the thread is in an I/O call on that file (or on a file
+//                                 under that directory); I/O counts as for /Code (at_call)
 // A root (/Code, /Machine, /SyncObject) or `/` constrains nothing; any other resource (a
 // /Process one, another source's) makes the focus match nothing.
 #pragma once
@@ -65,10 +67,15 @@ struct pc_focus {
   struct sync_part {
     std::string kind, object;  // object "" = any object of the kind
   };
+  // /File components: the resource names (a file, or a directory: every file under it).
   bool matches_nothing = false;
   std::vector<code_part> code;
   std::vector<machine_part> machine;
   std::vector<sync_part> sync;
+  std::vector<std::string> file;
+  // Whether the focus narrows to a call (a /Code or /File resource): io_ops and io_bytes then
+  // count at stacks seen in an I/O call only (see above).
+  bool at_call() const { return !code.empty() || !file.empty(); }
 };
 
 // Reads a focus given as resource names (a collecting MI's). Never fails: what the PC
@@ -90,6 +97,7 @@ struct sampled_thread {
   // The distinct (module, function) parts on its stack, innermost first.
   std::vector<std::pair<std::string, std::string>> functions;
   sync_object waits_on;             // kind "" unless it BLOCKS or WAITS
+  std::string file;                 // the /File resource of its I/O call, "" if not known
   bool in_io_call = false;          // seen in an I/O call (seen_in_io_call)
   double io_ops = 0, io_bytes = 0;  // since its previous sample (set by the caller)
   // What a focus naming a /Code resource gets: when in_io_call, the thread's counts not

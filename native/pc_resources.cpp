@@ -61,7 +61,21 @@ std::string thread_resource(const std::string& host, const std::string& process,
 }
 
 std::string sync_object_resource(const std::string& kind, const std::string& object) {
-  return std::string(sync_object_root) + "/" + resource_part(kind) + "/" + resource_part(object);
+  auto out = std::string(sync_object_root) + "/" + resource_part(kind);
+  return object.empty() ? out : out + "/" + resource_part(object);
+}
+
+std::string file_resource(const std::string& target) {
+  if (target.empty()) return {};
+  std::string out = file_root;
+  if (target.front() != '/') return out + "/" + resource_part(target);
+  for (std::size_t at = 1; at <= target.size();) {
+    auto slash = target.find('/', at);
+    if (slash == std::string::npos) slash = target.size();
+    if (slash > at) out += "/" + resource_part(target.substr(at, slash - at));
+    at = slash + 1;
+  }
+  return out == file_root ? out + "/_" : out;  // "/" itself
 }
 
 std::string host_part() {

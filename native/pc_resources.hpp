@@ -3,6 +3,7 @@
 //   /Code/<module>/<function>                       module: the ELF file's basename
 //   /Machine/<host>/<process>{<pid>}/<thread>{<tid>} process, thread: their comm
 //   /SyncObject/<kind>/<object>                      kind: Mutex, CondVar, Join, ...
+//   /File/<path's directories>/<file>, /File/socket:[inode], /File/pipe:[inode]
 // A name's parts are made safe for a resource name and a FOCUS list: `/` and `,` (which
 // would split it) and white space become `_`; an empty part is `?`. Functions are named
 // without their parameter list and without `(anonymous namespace)::`, so that
@@ -18,6 +19,7 @@ namespace perfdm::native {
 inline constexpr const char* code_root = "/Code";
 inline constexpr const char* machine_root = "/Machine";
 inline constexpr const char* sync_object_root = "/SyncObject";
+inline constexpr const char* file_root = "/File";
 
 // One level of a resource name: `/`, `,` and white space replaced by `_`, "" as "?".
 std::string resource_part(const std::string& text);
@@ -36,8 +38,14 @@ std::string process_resource(const std::string& host, const std::string& process
 std::string thread_resource(const std::string& host, const std::string& process, int pid,
                             const std::string& thread, int tid);
 
-// /SyncObject/<kind>/<object>.
+// /SyncObject/<kind>/<object>; /SyncObject/<kind> when the object is "" (not known).
 std::string sync_object_resource(const std::string& kind, const std::string& object);
+
+// The /File resource of what a descriptor names (its /proc/PID/fd link): a path keeps its
+// directories as levels (`/tmp/db/test.db` is /File/tmp/db/test.db); anything else is one
+// level, as the kernel names it (`socket:[4711]`, `pipe:[812]`, `anon_inode:[eventfd]`).
+// "" for "".
+std::string file_resource(const std::string& target);
 
 // This machine's host name (gethostname), as a resource part.
 std::string host_part();

@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -11,11 +13,13 @@
 #include <cxxabi.h>
 #include <elfutils/libdwfl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "native/cfi_functions.hpp"
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
 #include "native/thread_proc_files.hpp"
@@ -145,6 +149,7 @@ struct symbol_info {
   int line = 0;
 };
 
+
 }  // namespace
 
 struct stack_sampler::impl {
@@ -153,6 +158,7 @@ struct stack_sampler::impl {
   std::size_t maps_hash = 0;
   std::uint64_t reports = 0;
   std::unordered_map<Dwarf_Addr, symbol_info> symbols;
+  std::unordered_map<Dwfl_Module*, std::unique_ptr<cfi_function_table>> function_tables;
 
   explicit impl(int p) : pid(p) {
     if (!process_alive(pid))
@@ -194,7 +200,24 @@ struct stack_sampler::impl {
                                                          dwfl_message());
     maps_hash = std::hash<std::string>{}(maps);
     symbols.clear();
+    function_tables.clear();
     ++reports;
+  }
+
+  // A function without a symbol (a stripped executable's own code) named by its module and
+  // the start of the .eh_frame entry that holds pc (cfi_functions.hpp): `xz+0x4a3f0`, so
+  // that distinct functions stay distinct. "" when no entry holds it.
+  std::string unnamed_function(Dwfl_Module* mod, Dwarf_Addr pc, const std::string& module) {
+    auto& table = function_tables[mod];
+    GElf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(mod, &bias);
+    if (!table) table = std::make_unique<cfi_function_table>(elf);
+    auto start = table->function_start(pc - bias);
+    if (!start) return {};
+    auto slash = module.rfind('/');
+    char address[32];
+    std::snprintf(address, sizeof address, "+0x%llx", static_cast<unsigned long long>(*start));
+    return (slash == std::string::npos ? module : module.substr(slash + 1)) + address;
   }
 
   const symbol_info& symbolize(Dwarf_Addr pc) {
@@ -208,6 +231,7 @@ struct stack_sampler::impl {
       GElf_Off offset = 0;
       GElf_Sym sym;
       s.function = demangled(dwfl_module_addrinfo(mod, pc, &offset, &sym, nullptr, nullptr, nullptr));
+      if (s.function.empty()) s.function = unnamed_function(mod, pc, s.module);
       if (Dwfl_Line* line = dwfl_module_getsrc(mod, pc)) {
         int lineno = 0;
         const char* file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
@@ -234,6 +258,20 @@ struct stack_sampler::impl {
     auto& s = w->self->symbolize(lookup);
     w->out->frames.push_back(stack_frame{pc, s.module, s.function, s.file, s.line});
     return w->out->frames.size() < w->max_depth ? DWARF_CB_OK : DWARF_CB_ABORT;
+  }
+
+  // The system call of a stopped thread, read after its unwind, agrees with its stack: the
+  // call it was in when the interrupt stopped it, with its arguments — also for a running
+  // thread stopped on its way out of a call (write(fd, …): the file of /File), and for a thread
+  // that left the futex it slept in at the first read for another (a condition variable's,
+  // then its mutex's). It replaces the first read unless it names no call (-1: stopped in its
+  // own code) or restart_syscall (a timed wait an earlier sample interrupted: the arguments
+  // are gone), where the first read says more.
+  void read_stopped_syscall(thread_stack& t) {
+    auto text = read_thread_syscall(pid, t.tid);
+    auto call = parse_thread_syscall(text);
+    if (call.valid && !call.running && call.number >= 0 && call.number != SYS_restart_syscall)
+      t.syscall = std::move(text);
   }
 
   [[noreturn]] void exited() {
@@ -282,6 +320,7 @@ struct stack_sampler::impl {
       }
       walk w{this, &t, max_depth == 0 ? 1 : max_depth};
       int rc = dwfl_getthread_frames(dwfl, t.tid, on_frame, &w);
+      read_stopped_syscall(t);
       detach_thread(t.tid, signal);
       if (rc != 0 && t.frames.empty()) {
         // libdw reports the end of some stacks as an error: only no frame at all counts.

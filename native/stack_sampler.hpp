@@ -42,8 +42,10 @@ struct thread_stack {
   char state = '?';  // the one-letter state of stat, read before the thread was stopped
   std::vector<stack_frame> frames;  // innermost first
   std::string error;  // why the unwind stopped early or failed, if it did and no frame came
-  // /proc/PID/task/TID/syscall, read with the state when the thread slept ('S', 'D'): the
-  // system call it was blocked in and its arguments (a lock's futex); "" otherwise.
+  // /proc/PID/task/TID/syscall: the system call the thread was in and its arguments (a lock's
+  // futex, a file's descriptor). Read while it is stopped, after its unwind, so that it agrees
+  // with the stack; the read with the state before the stop (sleeping threads, 'S', 'D') is
+  // kept when the stopped thread shows no call (-1) or restart_syscall. "" when neither says.
   std::string syscall;
 };
 

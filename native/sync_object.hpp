@@ -1,30 +1,27 @@
 // Which synchronisation object a blocked or waiting thread waits on, as far as its stack
 // and its system call tell (the /SyncObject hierarchy, docs/NATIVE.md §8). Plain C++.
 //
-// The kind is that of the innermost known blocking call on the stack (the same glibc
-// functions thread_states.hpp knows): Mutex (pthread_mutex_*lock, __lll_lock_wait*),
-// RWLock, Spinlock, FileLock (flock, lockf), CondVar, Join, Semaphore, Barrier, Child
-// (wait*), Signal (sigwait*); none known: Other.
+// Every futex wait is an object named by its address, the first argument of the system call
+// (/proc/PID/task/TID/syscall, read with the thread's state before it is stopped). Its kind is
+// that of the innermost known blocking call on the stack (the glibc functions
+// thread_states.hpp knows): Mutex (pthread_mutex_*lock, __lll_lock_wait*), RWLock, CondVar,
+// Semaphore, Barrier, Join; Futex when none is known. glibc's lock word is the first member of
+// pthread_mutex_t and sem_t, so a mutex's or semaphore's address is the object's own
+// (`0x55d0c0a4a140`, what `printf("%p", &m)` prints); a condition variable waits on one of two
+// words 4 bytes apart, rounded down to 8 so that both name one object (base + 40 in glibc
+// 2.36); a join waits on the joined thread's id word.
+// A thread that waits but not in a futex has its kind when a known call shows it (Spinlock,
+// FileLock, Child, Signal, or a lock caught on its way in or just woken) and no object: it
+// counts at /SyncObject/<kind>. A function name is never an object.
 //
-// The object:
-// - a Mutex or a Semaphore whose thread sleeps in futex(2): the futex address, the first
-//   argument of the system call (/proc/PID/task/TID/syscall) — glibc's lock word is the
-//   first member of pthread_mutex_t and of sem_t, so it is the object's own address
-//   (`0x55d0c0a4a140`, what `printf("%p", &m)` prints);
-// - otherwise the call site: the first frame outside the blocking call, the C library,
-//   libstdc++ and `std::` wrappers, as `<function>@<line>` (`<function>` without line
-//   information). A condition variable's futex is a word inside it that changes with its
-//   group, and a join's the joined thread's, so those are named by call site too.
-// - Other: the innermost named function.
-// A thread caught on its way into the futex (still runnable) or just woken (its system call
-// reads "running") shows no address; sync_object_namer remembers which address each call site
-// blocked on and names such a sample by it, so that one mutex is one resource. A call site
-// seen blocking on two addresses (a function that locks the mutex it is given) is ambiguous
-// and keeps its call-site name. The other way round, the state and the system call are read
-// together before the thread is stopped, its stack after: a thread asleep in a lock's futex at
-// the first read may have the lock and run on by the second, its stack showing no blocking
-// call (kind Other). When that futex is an address seen as a lock before, it names the
-// sample (the time was spent waiting on that lock).
+// sync_object_namer keeps names consistent across samples:
+// - a lock caught with no address (on its way into the futex, or just woken: its system call
+//   reads "running") is named by the object its call site was seen waiting on, unless that
+//   call site waited on two objects (a function that locks the mutex it is given);
+// - the state and the system call are read together before the thread is stopped, its stack
+//   after: a thread asleep in a lock's futex at the first read may have the lock and run on by
+//   the second, its stack showing no blocking call (kind Futex). When that futex address was
+//   seen under a known call, that object names the sample (the time was spent waiting on it).
 #pragma once
 
 #include <map>
@@ -38,9 +35,9 @@
 namespace perfdm::native {
 
 struct sync_object {
-  std::string kind;       // "" when the thread waits on nothing (it runs, sleeps or does I/O)
-  std::string object;     // a resource part: 0x… or <function>@<line>
-  std::string call_site;  // where the program called the blocking function
+  std::string kind;       // "" when nothing names what it waits on
+  std::string object;     // a resource part, 0x…; "" when only the kind is known
+  std::string call_site;  // where the program called the blocking function (<function>@<line>)
 };
 
 // The object a thread that BLOCKS or WAITS (thread_states.hpp) waits on.
@@ -52,10 +49,10 @@ class sync_object_namer {
   sync_object name(const std::vector<stack_frame>& frames, const thread_syscall& syscall);
 
  private:
-  // (kind, call site) → the address seen there; "" once a second one was seen.
+  // (kind, call site) → the object seen there; "" once a second one was seen.
   std::map<std::pair<std::string, std::string>, std::string> addresses_;
-  // Futex address → the kind of lock seen sleeping on it.
-  std::map<std::string, std::string> kinds_;
+  // Futex address → the (kind, object) seen sleeping on it under a known call.
+  std::map<std::string, std::pair<std::string, std::string>> objects_;
 };
 
 }  // namespace perfdm::native

@@ -103,4 +103,30 @@ long futex_syscall_number() {
   return SYS_futex;
 }
 
+std::optional<int> io_call_descriptor(const thread_syscall& syscall) {
+  if (!syscall.valid || syscall.running || syscall.number < 0) return std::nullopt;
+  switch (syscall.number) {
+    case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64: case SYS_readv:
+    case SYS_writev: case SYS_preadv: case SYS_pwritev: case SYS_preadv2: case SYS_pwritev2:
+    case SYS_fsync: case SYS_fdatasync: case SYS_sync_file_range: case SYS_fallocate:
+    case SYS_ftruncate: case SYS_recvfrom: case SYS_sendto: case SYS_recvmsg: case SYS_sendmsg:
+    case SYS_recvmmsg: case SYS_sendmmsg: case SYS_accept: case SYS_accept4: case SYS_connect:
+    case SYS_sendfile: case SYS_splice: case SYS_copy_file_range: {
+      auto fd = static_cast<std::int64_t>(syscall.args[0]);
+      if (fd < 0 || fd > 0x7fffffff) return std::nullopt;
+      return static_cast<int>(fd);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string read_descriptor_target(int pid, int fd) {
+  auto path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  char buf[4096];
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
+  if (n <= 0) return {};
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
 }  // namespace perfdm::native

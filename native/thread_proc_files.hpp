@@ -39,4 +39,13 @@ std::string read_thread_syscall(int pid, int tid);
 // The futex system call's number on this machine.
 long futex_syscall_number();
 
+// The descriptor an I/O system call works on (its first argument: read, write, pread64,
+// pwrite64, readv, writev, preadv(2), pwritev(2), fsync, fdatasync, sync_file_range, fallocate,
+// ftruncate, recvfrom, sendto, recvmsg, sendmsg, recvmmsg, sendmmsg, accept(4), connect,
+// sendfile, splice, copy_file_range); none for any other call (poll and epoll_wait wait on many).
+std::optional<int> io_call_descriptor(const thread_syscall& syscall);
+
+// What /proc/PID/fd/FD links to: a path, `socket:[inode]`, `pipe:[inode]`, ... ("" if gone).
+std::string read_descriptor_target(int pid, int fd);
+
 }  // namespace perfdm::native

@@ -10,6 +10,8 @@ const char* hierarchy_root(hierarchy h) {
       return "/Machine";
     case hierarchy::syncobject:
       return "/SyncObject";
+    case hierarchy::file:
+      return "/File";
   }
   return "/";
 }
@@ -45,7 +47,9 @@ std::vector<std::string> focus::enable_focus() const {
 }
 
 std::string focus::text() const {
-  return "<" + parts[0] + ", " + parts[1] + ", " + parts[2] + ">";
+  auto out = "<" + parts[0] + ", " + parts[1] + ", " + parts[2];
+  if (parts[3] != hierarchy_root(hierarchy::file)) out += ", " + parts[3];
+  return out + ">";
 }
 
 }  // namespace perfdm::pc

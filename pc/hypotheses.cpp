@@ -4,12 +4,14 @@ namespace perfdm::pc {
 
 namespace {
 
-constexpr std::array<bool, hierarchy_count> prune_syncobject{false, false, true};
-constexpr std::array<bool, hierarchy_count> prune_machine{false, true, false};
+// Files are refined only by the I/O hypotheses (a thread waits on a file only in an I/O call).
+constexpr std::array<bool, hierarchy_count> prune_syncobject{false, false, true, true};
+constexpr std::array<bool, hierarchy_count> prune_machine{false, true, false, true};
+constexpr std::array<bool, hierarchy_count> prune_io{false, false, true, false};
 
 const std::array<hypothesis_info, hypothesis_count>& table() {
   // Sync waiting is refined by code and lock, not by machine (Paradyn's default pruning);
-  // CPU and I/O have no lock to be refined by.
+  // CPU and I/O have no lock to be refined by; only I/O has files.
   static const std::array<hypothesis_info, hypothesis_count> t{{
       {hypothesis::cpu_bound,
        "CPUbound",
@@ -31,14 +33,14 @@ const std::array<hypothesis_info, hypothesis_count>& table() {
        {"io_wait"},
        value_kind::rate,
        true,
-       prune_syncobject},
+       prune_io},
       {hypothesis::too_many_small_io_ops,
        "TooManySmallIOOps",
        hypothesis::excessive_io_blocking_time,
        {"io_bytes", "io_ops"},
        value_kind::ratio,
        false,
-       prune_syncobject},
+       prune_io},
   }};
   return t;
 }

@@ -44,6 +44,16 @@ bool resource_tree::set_call_graph(std::vector<std::string> entries, std::vector
 std::vector<std::string> resource_tree::refinements(hierarchy h,
                                                     const std::string& component) const {
   const std::set<std::string>* next = nullptr;
+  if (h == hierarchy::file) {
+    // Files, not directories: a file's directories are levels of its name for the resource
+    // tree, but refining through each would cost a conclusion per level.
+    std::vector<std::string> files;
+    std::string prefix = component + "/";
+    for (auto i = known_.lower_bound(prefix);
+         i != known_.end() && i->compare(0, prefix.size(), prefix) == 0; ++i)
+      if (!children_.count(*i)) files.push_back(*i);
+    return files;
+  }
   if (h == hierarchy::code && has_call_graph()) {
     if (component == hierarchy_root(h)) {
       next = &entries_;

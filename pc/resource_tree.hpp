@@ -20,7 +20,7 @@ struct call_edge {
 
 class resource_tree {
  public:
-  // A resource of /Code, /Machine or /SyncObject and its ancestors; others are ignored.
+  // A resource of /Code, /Machine, /SyncObject or /File and its ancestors; others are ignored.
   // Returns true when it was new.
   bool add(const std::string& name);
   bool contains(const std::string& name) const { return known_.count(name) != 0; }
@@ -30,8 +30,9 @@ class resource_tree {
   bool has_call_graph() const { return !entries_.empty(); }
 
   // The components one where-refinement of `component` (in hierarchy `h`) reaches, sorted:
-  // /Code along the call graph when there is one (else module, then function), the others
-  // along the resource tree.
+  // /Code along the call graph when there is one (else module, then function), /File to the
+  // files under it at once (the leaves, past their directories), the others along the
+  // resource tree.
   std::vector<std::string> refinements(hierarchy h, const std::string& component) const;
 
   // Processes (/Machine/<host>/<process>) at or under a /Machine component, at least 1: the

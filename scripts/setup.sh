@@ -27,6 +27,11 @@ packages+=(libncurses-dev tmux linux-perf)
 # pprof files (perfdm log --pprof, docs/FLAME.md): protobuf, and pprof's profile.proto from
 # golang-github-google-pprof-dev (compiled at build time from where Debian installs it).
 packages+=(libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev)
+# The Performance Consultant's live tests on programs nobody here wrote
+# (tests/pc_real_programs_live_test.cpp): Debian's xz, sqlite3 and python3 (the GIL test needs
+# /usr/bin/python3 itself, not a python from elsewhere); binutils' strip, objcopy and nm and
+# g++ build the stripped and split-debug programs of tests/native_names_test.cpp.
+packages+=(xz-utils sqlite3 python3 binutils g++)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

@@ -10,7 +10,7 @@ pc_sample_builder::pc_sample_builder(native::sampled_process process)
     : process_(std::move(process)) {}
 
 std::vector<std::string> pc_sample_builder::initial_resources() const {
-  return {native::code_root, native::sync_object_root,
+  return {native::code_root, native::sync_object_root, native::file_root,
           native::process_resource(process_.host, process_.name, process_.pid)};
 }
 
@@ -82,7 +82,7 @@ void pc_sample_builder::add(const std::vector<native::sampled_thread>& threads, 
     double amount = 0;
     for (auto& th : threads)
       if (native::focus_matches(r.focus, process_, th))
-        amount += native::thread_amount(r.metric, th, covered, !r.focus.code.empty());
+        amount += native::thread_amount(r.metric, th, covered, r.focus.at_call());
     if (!r.open) {
       r.open = true;
       r.start = start;
@@ -121,9 +121,14 @@ std::vector<std::string> pc_sample_builder::on_stack_sample(const native::stack_
   bool read_io = needs_io();
   for (auto& th : snapshot.threads) {
     auto activity = native::classify_thread(th.state, th.frames, is_io);
-    threads.push_back(native::describe_thread(
-        th, activity, native::parse_thread_syscall(th.syscall), &sync_names_));
-    threads.back().in_io_call = native::seen_in_io_call(activity, th.frames, is_io);
+    auto syscall = native::parse_thread_syscall(th.syscall);
+    threads.push_back(native::describe_thread(th, activity, syscall, &sync_names_));
+    auto& t = threads.back();
+    t.in_io_call = native::seen_in_io_call(activity, th.frames, is_io);
+    // The file behind the I/O call it sleeps in (/File).
+    if (t.in_io_call)
+      if (auto fd = native::io_call_descriptor(syscall))
+        t.file = native::file_resource(native::read_descriptor_target(snapshot.pid, *fd));
     if (read_io)
       if (auto counters = native::read_thread_io(snapshot.pid, th.tid)) io[th.tid] = *counters;
   }

@@ -2,6 +2,10 @@
 // processes: resource names, focus matching, inclusive attribution, the object a blocked
 // thread waits on, the sampled call graph, and the sampler that turns samples into DM samples.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <regex>
 
 #include "sources/callgraph_report.hpp"
 #include "sources/pc_sample_builder.hpp"
@@ -82,7 +86,7 @@ double amount_at(const std::string& focus_list, pc_metric metric,
   double sum = 0;
   for (auto& t : threads)
     if (focus_matches(focus, process, t))
-      sum += thread_amount(metric, t, covered, !focus.code.empty());
+      sum += thread_amount(metric, t, covered, focus.at_call());
   return sum;
 }
 
@@ -196,63 +200,161 @@ TEST_CASE("PC metrics: a blocked thread's time is sync_wait at the object it wai
   CHECK(amount_at("/", pc_metric::io_wait, threads, covered) == Approx(covered));
 }
 
-TEST_CASE("the sync object: the futex address of a mutex, else the call site", "[pc-metrics]") {
+TEST_CASE("the sync object: every futex wait by its address, its kind from the libc call",
+          "[pc-metrics]") {
   auto m = identify_sync_object(mutex_stack(), futex_on(0x55d0c0a4a140));
   CHECK(m.kind == "Mutex");
   CHECK(m.object == "0x55d0c0a4a140");
-  // The thread was let go before its system call was read: the call site.
+  CHECK(m.call_site == "update_shared_table@34");
+  // The thread was let go before its system call was read: the kind, no object (never the
+  // call site: a function is no sync object).
   thread_syscall running;
   running.valid = running.running = true;
   auto site = identify_sync_object(mutex_stack(), running);
   CHECK(site.kind == "Mutex");
-  CHECK(site.object == "update_shared_table@34");
-  // A condition variable is named by call site even in futex (its futex word moves).
-  auto cv = identify_sync_object(
-      {frame(libc, "__futex_abstimed_wait_common"), frame(libc, "___pthread_cond_wait"),
-       frame("/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
-             "std::condition_variable::wait(std::unique_lock<std::mutex>&)"),
-       frame(app, "consumer()")},
-      futex_on(0x1234));
+  CHECK(site.object.empty());
+  CHECK(sync_object_resource(site.kind, site.object) == "/SyncObject/Mutex");
+  // A condition variable by its futex word, rounded down to 8: both of glibc's words (4 bytes
+  // apart) name one object.
+  std::vector<stack_frame> cv_stack = {
+      frame(libc, "__futex_abstimed_wait_common"), frame(libc, "___pthread_cond_wait"),
+      frame("/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+            "std::condition_variable::wait(std::unique_lock<std::mutex>&)"),
+      frame(app, "consumer()")};
+  auto cv = identify_sync_object(cv_stack, futex_on(0x1238));
   CHECK(cv.kind == "CondVar");
-  CHECK(cv.object == "consumer");
+  CHECK(cv.object == "0x1238");
+  CHECK(identify_sync_object(cv_stack, futex_on(0x123c)).object == "0x1238");
+  // Python's GIL: pthread_cond_timedwait under take_gil.
+  auto gil = identify_sync_object({frame(libc, "__futex_abstimed_wait_common"),
+                                   frame(libc, "___pthread_cond_timedwait64"),
+                                   frame("/usr/bin/python3.11", "take_gil"),
+                                   frame("/usr/bin/python3.11", "PyEval_RestoreThread")},
+                                  futex_on(0x7f00aa48));
+  CHECK(gil.kind == "CondVar");
+  CHECK(gil.object == "0x7f00aa48");
+  auto rw = identify_sync_object(
+      {frame(libc, "__futex_abstimed_wait_common"), frame(libc, "___pthread_rwlock_wrlock"),
+       frame(app, "writer()")},
+      futex_on(0x400c));
+  CHECK(rw.kind == "RWLock");
+  CHECK(rw.object == "0x400c");
+  auto sem = identify_sync_object(
+      {frame(libc, "__futex_abstimed_wait_common"), frame(libc, "__new_sem_wait_slow64"),
+       frame(libc, "sem_wait"), frame(app, "consumer()")},
+      futex_on(0x5000));
+  CHECK(sem.kind == "Semaphore");
+  CHECK(sem.object == "0x5000");
+  auto barrier = identify_sync_object(
+      {frame(libc, "futex_wait"), frame(libc, "pthread_barrier_wait"), frame(app, "step()")},
+      futex_on(0x6000));
+  CHECK(barrier.kind == "Barrier");
+  CHECK(barrier.object == "0x6000");
   auto join = identify_sync_object({frame(libc, "__futex_abstimed_wait_common"),
                                     frame(libc, "___pthread_join"), frame(app, "main", 80)},
                                    futex_on(0x7f00));
   CHECK(join.kind == "Join");
-  CHECK(identify_sync_object({frame(libc, "__pthread_clockjoin_ex"), frame(app, "main", 80)}, {})
-            .kind == "Join");
-  CHECK(join.object == "main@80");
+  CHECK(join.object == "0x7f00");
+  // A futex under no known call (a wait inlined into libc, a program's own futex): Futex.
+  auto futex = identify_sync_object(
+      {frame(libc, "__futex_abstimed_wait_common"), frame(app, "PyObject_Free")},
+      futex_on(0x8000));
+  CHECK(futex.kind == "Futex");
+  CHECK(futex.object == "0x8000");
+  // Waits that are no futex: the kind when a call shows it, no object.
+  auto child = identify_sync_object({frame(libc, "wait4"), frame(app, "main", 12)}, {});
+  CHECK(child.kind == "Child");
+  CHECK(child.object.empty());
   auto other = identify_sync_object({frame(libc, "epoll_pwait2"), frame(app, "loop()")}, {});
-  CHECK(other.kind == "Other");
-  CHECK(other.object == "epoll_pwait2");
-  CHECK(identify_sync_object({}, {}).object == "?");
+  CHECK(other.kind.empty());
+  CHECK(identify_sync_object({}, {}).kind.empty());
+  // A function name never becomes a sync object.
+  for (auto& o : {m, site, cv, gil, rw, sem, barrier, join, futex, child, other})
+    CHECK((o.object.empty() || o.object.compare(0, 2, "0x") == 0));
 }
 
-TEST_CASE("sync_object_namer: a call site seen on one mutex names it when no address shows",
+TEST_CASE("sync_object_namer: the address a call site waited on names its samples without one",
           "[pc-metrics]") {
   sync_object_namer namer;
   thread_syscall running;
   running.valid = running.running = true;
-  // Before any address was seen: the call site.
-  CHECK(namer.name(mutex_stack(), running).object == "update_shared_table@34");
+  // Before any address was seen: the kind only.
+  CHECK(namer.name(mutex_stack(), running).object.empty());
   CHECK(namer.name(mutex_stack(), futex_on(0xabc)).object == "0xabc");
   CHECK(namer.name(mutex_stack(), running).object == "0xabc");
   CHECK(namer.name(mutex_stack(), {}).object == "0xabc");
-  // A second address at the same call site: ambiguous, back to the call site.
+  // A second address at the same call site: ambiguous, back to the kind.
   CHECK(namer.name(mutex_stack(), futex_on(0xdef)).object == "0xdef");
-  CHECK(namer.name(mutex_stack(), running).object == "update_shared_table@34");
+  CHECK(namer.name(mutex_stack(), running).object.empty());
   // Asleep in the futex of a known mutex when the state was read, running by the time the stack
-  // was: that mutex. An unknown futex stays Other.
+  // was: that mutex. An unknown futex is a Futex by its address; no futex, nothing.
   std::vector<stack_frame> ran_on = {frame(app, "spin()"), frame(app, "update_shared_table()", 35)};
   auto woken = namer.name(ran_on, futex_on(0xabc));
   CHECK(woken.kind == "Mutex");
   CHECK(woken.object == "0xabc");
-  CHECK(namer.name(ran_on, futex_on(0x999)).kind == "Other");
-  CHECK(namer.name(ran_on, running).kind == "Other");
-  // Other kinds are left as they are.
-  auto cv =
-      namer.name({frame(libc, "___pthread_cond_wait"), frame(app, "consumer()", 9)}, futex_on(0x1));
-  CHECK(cv.object == "consumer@9");
+  auto unknown = namer.name(ran_on, futex_on(0x999));
+  CHECK(unknown.kind == "Futex");
+  CHECK(unknown.object == "0x999");
+  CHECK(namer.name(ran_on, running).kind.empty());
+  // Both words of a condition variable, and a woken waiter on either, are one object.
+  std::vector<stack_frame> cv = {frame(libc, "___pthread_cond_wait"), frame(app, "consumer()", 9)};
+  CHECK(namer.name(cv, futex_on(0x1028)).object == "0x1028");
+  auto other_word = namer.name(ran_on, futex_on(0x102c));
+  CHECK(other_word.kind == "Futex");  // that word not seen under the call yet
+  CHECK(namer.name(cv, futex_on(0x102c)).object == "0x1028");
+  auto woken_cv = namer.name(ran_on, futex_on(0x102c));
+  CHECK(woken_cv.kind == "CondVar");
+  CHECK(woken_cv.object == "0x1028");
+}
+
+TEST_CASE("/File: the descriptor of an I/O call names its file, by path or as the kernel does",
+          "[pc-metrics]") {
+  CHECK(file_resource("/var/lib/app/test.db") == "/File/var/lib/app/test.db");
+  CHECK(file_resource("/tmp/a b,c") == "/File/tmp/a_b_c");
+  CHECK(file_resource("socket:[4711]") == "/File/socket:[4711]");
+  CHECK(file_resource("pipe:[812]") == "/File/pipe:[812]");
+  CHECK(file_resource("") == "");
+  auto fsync = parse_thread_syscall("74 0x3 0x0 0x0 0x0 0x0 0x0 0x7ffd 0x7f12\n");  // fsync(3)
+  REQUIRE(io_call_descriptor(fsync));
+  CHECK(*io_call_descriptor(fsync) == 3);
+  CHECK(io_call_descriptor(parse_thread_syscall("0 0x5 0x7f00 0x1000 0x0 0x0 0x0 0x1 0x2")) == 5);
+  CHECK_FALSE(io_call_descriptor(futex_on(0x1000)));
+  CHECK_FALSE(io_call_descriptor(parse_thread_syscall("running")));
+  CHECK_FALSE(io_call_descriptor(parse_thread_syscall("-1 0x7ffd 0x7f12")));
+  // A descriptor of this process: its path, a pipe as the kernel names it.
+  int p[2];
+  REQUIRE(pipe(p) == 0);
+  CHECK(std::regex_match(read_descriptor_target(getpid(), p[0]), std::regex("pipe:\\[[0-9]+\\]")));
+  close(p[0]);
+  close(p[1]);
+  CHECK(read_descriptor_target(getpid(), 99999).empty());
+}
+
+TEST_CASE("PC metrics: a thread in an I/O call counts at its file and the file's folders",
+          "[pc-metrics]") {
+  auto db = thread(301, "writer", 'D',
+                   {frame(libc, "fsync"), frame(app, "commit()", 20), frame(app, "main")});
+  db.file = "/File/var/db/test.db";
+  db.io_ops = db.stack_io_ops = 10;
+  db.io_bytes = db.stack_io_bytes = 400;
+  auto journal = thread(302, "journal", 'D', {frame(libc, "write"), frame(app, "log()", 5)});
+  journal.file = "/File/var/db/test.db-journal";
+  journal.io_ops = journal.stack_io_ops = 1;
+  auto cpu = thread(303, "cpu", 'R', tokenize_stack());
+  cpu.io_ops = 7;  // counted while it ran: never at a file
+  std::vector<sampled_thread> threads{db, journal, cpu};
+  const double covered = 0.01;
+  CHECK(amount_at("/File/var/db/test.db", pc_metric::io_wait, threads, covered) ==
+        Approx(covered));
+  CHECK(amount_at("/File/var/db", pc_metric::io_wait, threads, covered) == Approx(2 * covered));
+  CHECK(amount_at("/File/var/d", pc_metric::io_wait, threads, covered) == 0);
+  CHECK(amount_at("/File", pc_metric::io_wait, threads, covered) == Approx(2 * covered));
+  CHECK(amount_at("/File/var/db/test.db", pc_metric::io_ops, threads, covered) == 10);
+  CHECK(amount_at("/File/var/db/test.db", pc_metric::io_bytes, threads, covered) == 400);
+  CHECK(amount_at("/File", pc_metric::io_ops, threads, covered) == 18);
+  CHECK(amount_at("/File/var/db/test.db", pc_metric::cpu, threads, covered) == 0);
+  auto resources = thread_resources(process, db);
+  CHECK(std::find(resources.begin(), resources.end(), "/File/var/db/test.db") != resources.end());
 }
 
 TEST_CASE("/proc/PID/task/TID/syscall and io are read", "[pc-metrics]") {

@@ -159,7 +159,7 @@ TEST_CASE("pc actor: a global search finds the hot function and thread through t
   CHECK(std::any_of(e.all.begin(), e.all.end(), [](const std::string& l) {
     return l.rfind(
                "<DYPER SHGNODE='0' SEARCH='0' ID='0' PARENT='' HYPOTHESIS='CPUbound' CODE='/Code' "
-               "MACHINE='/Machine' SYNCOBJECT='/SyncObject' STATE='true'",
+               "MACHINE='/Machine' SYNCOBJECT='/SyncObject' FILE='/File' STATE='true'",
                0) == 0;
   }));
 }

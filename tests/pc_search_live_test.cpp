@@ -33,7 +33,8 @@ std::vector<json_node> search(int pid, int seconds) {
   }
   static const std::regex node_re(
       "\\{\"id\":[0-9]+,\"parent\":(null|[0-9]+),\"hypothesis\":\"([^\"]*)\",\"focus\":\\{"
-      "\"code\":\"([^\"]*)\",\"machine\":\"([^\"]*)\",\"syncobject\":\"([^\"]*)\"\\},"
+      "\"code\":\"([^\"]*)\",\"machine\":\"([^\"]*)\",\"syncobject\":\"([^\"]*)\""
+      "(?:,\"file\":\"[^\"]*\")?\\},"
       "\"state\":\"([^\"]*)\"");
   std::vector<json_node> nodes;
   for (std::sregex_iterator i(out.begin(), out.end(), node_re), end; i != end; ++i)

@@ -432,3 +432,41 @@ TEST_CASE("pc: a function discovered after its caller was refined is added to it
   s.set_call_graph({"/Code/app/start"}, {{"/Code/app/start", "/Code/app/compute"}});
   CHECK(s.graph().find(hypothesis::cpu_bound, focus{}.with(hierarchy::code, "/Code/app/compute")));
 }
+
+TEST_CASE("pc: I/O blocking is refined along /File straight to the files; CPU and sync never",
+          "[pc]") {
+  tunables t;
+  t.sufficient_time = 1;
+  search_engine s(t, 0);
+  for (auto r : {"/Code/app/writer", "/Machine/h/app{1}", "/File/var/db/test.db",
+                 "/File/var/db/test.db-journal", "/File/socket:[4711]"})
+    s.add_resource(r);
+  s.set_call_graph({"/Code/app/writer"}, {});
+  driver d{s, [](const std::string& metric, const focus& f) {
+             auto& file = f[hierarchy::file];
+             bool db = file == "/File" || file == "/File/var/db/test.db";
+             if (metric == "io_wait") return db ? 0.5 : 0.0;
+             if (metric == "cpu") return 0.6;
+             if (metric == "sync_wait") return 0.4;
+             return 0.0;
+           }};
+  d.run(30);
+  auto at_db = s.graph().find(hypothesis::excessive_io_blocking_time,
+                              focus{}.with(hierarchy::file, "/File/var/db/test.db"));
+  REQUIRE(at_db);
+  CHECK(s.graph().at(*at_db).state == node_state::true_);
+  CHECK(focus{}.with(hierarchy::file, "/File/var/db/test.db").text() ==
+        "</Code, /Machine, /SyncObject, /File/var/db/test.db>");
+  CHECK(focus{}.text() == "</Code, /Machine, /SyncObject>");
+  auto at_journal = s.graph().find(hypothesis::excessive_io_blocking_time,
+                                   focus{}.with(hierarchy::file, "/File/var/db/test.db-journal"));
+  REQUIRE(at_journal);
+  CHECK(s.graph().at(*at_journal).state == node_state::false_);
+  for (auto& n : s.graph().nodes()) {
+    // No node at a directory: the files are reached at once.
+    CHECK(n.focus[hierarchy::file] != "/File/var");
+    CHECK(n.focus[hierarchy::file] != "/File/var/db");
+    if (n.hyp == hypothesis::cpu_bound || n.hyp == hypothesis::excessive_sync_waiting_time)
+      CHECK(n.focus[hierarchy::file] == "/File");
+  }
+}

@@ -48,10 +48,11 @@ TEST_CASE("pc print: --json prints the issue's object", "[pc]") {
                                node(1, 0, "/Code/a\"b", "unknown", 0.1)};
   CHECK(shg_json(g) ==
         "{\"nodes\":[{\"id\":0,\"parent\":null,\"hypothesis\":\"CPUbound\",\"focus\":{\"code\":"
-        "\"/Code\",\"machine\":\"/Machine\",\"syncobject\":\"/SyncObject\"},\"state\":\"true\","
+        "\"/Code\",\"machine\":\"/Machine\",\"syncobject\":\"/SyncObject\",\"file\":\"/File\"},"
+        "\"state\":\"true\","
         "\"value\":0.93,\"threshold\":0.3,\"since\":4.2},{\"id\":1,\"parent\":0,\"hypothesis\":"
         "\"CPUbound\",\"focus\":{\"code\":\"/Code/a\\\"b\",\"machine\":\"/Machine\","
-        "\"syncobject\":\"/SyncObject\"},\"state\":\"unknown\",\"value\":0.1,\"threshold\":0.3,"
+        "\"syncobject\":\"/SyncObject\",\"file\":\"/File\"},\"state\":\"unknown\",\"value\":0.1,\"threshold\":0.3,"
         "\"since\":null}]}");
 }
 
@@ -65,4 +66,15 @@ TEST_CASE("pc print: one status line per conclusion, as Paradyn's PC wrote them"
         "CPUbound became false for </Code/app/hot, /Machine, /SyncObject>");
   n.state = "unknown";
   CHECK(shg_conclusion_line("never", n).empty());
+}
+
+TEST_CASE("pc print: a focus names its /File part only when it is a file", "[pc]") {
+  auto n = node(2, 0, "/Code", "true", 0.5, 1);
+  n.hypothesis = "ExcessiveIOBlockingTime";
+  CHECK(shg_focus_text(n) == "</Code, /Machine, /SyncObject>");
+  n.file = "/File";
+  CHECK(shg_focus_text(n) == "</Code, /Machine, /SyncObject>");
+  n.file = "/File/var/db/test.db";
+  CHECK(shg_focus_text(n) == "</Code, /Machine, /SyncObject, /File/var/db/test.db>");
+  CHECK(shg_json({n}).find("\"file\":\"/File/var/db/test.db\"}") != std::string::npos);
 }

@@ -1,13 +1,13 @@
 // The Performance Consultant's search history graph (SHG), when a search runs (docs/PROTOCOL.md
 // §12): SHG answers every search's nodes (<SHG><NODE SEARCH ID PARENT HYPOTHESIS CODE MACHINE
-// SYNCOBJECT STATE ACTIVE VALUE THRESHOLD SINCE/>…</SHG>), SHGNODE stream events change one.
+// SYNCOBJECT FILE STATE ACTIVE VALUE THRESHOLD SINCE/>…</SHG>), SHGNODE stream events change one.
 // Node ids count per search, so a node is keyed by search and id, and PARENT names a node of
 // the same search. An engine without the Performance Consultant answers SHG with
 // UNKNOWN_COMMAND: the panel then says 'no search'.
 
 import { ProtocolError, attr, dm } from '/protocol.js';
 
-const nodeAttributes = ['SEARCH', 'ID', 'PARENT', 'HYPOTHESIS', 'CODE', 'MACHINE', 'SYNCOBJECT', 'STATE', 'ACTIVE', 'VALUE', 'THRESHOLD', 'SINCE'];
+const nodeAttributes = ['SEARCH', 'ID', 'PARENT', 'HYPOTHESIS', 'CODE', 'MACHINE', 'SYNCOBJECT', 'FILE', 'STATE', 'ACTIVE', 'VALUE', 'THRESHOLD', 'SINCE'];
 const states = ['true', 'unknown', 'false', 'never'];  // the order siblings are listed in
 
 export class Consultant {
@@ -98,7 +98,7 @@ export class Consultant {
         label.dataset.state = state;
         label.dataset.hypothesis = n.HYPOTHESIS;
         label.dataset.node = nodeKey;
-        label.textContent = `${n.HYPOTHESIS} @ <${n.CODE}, ${n.MACHINE}, ${n.SYNCOBJECT}> — ${n.STATE}`
+        label.textContent = `${n.HYPOTHESIS} @ <${n.CODE}, ${n.MACHINE}, ${n.SYNCOBJECT}${n.FILE && n.FILE !== '/File' ? ', ' + n.FILE : ''}> — ${n.STATE}`
           + (n.VALUE ? ` (${formatNumber(n.VALUE)} / ${formatNumber(n.THRESHOLD)})` : '')
           + (n.ACTIVE === 'true' ? ' ●' : '');
         label.title = `search ${n.SEARCH}, node ${n.ID}` + (Number(n.SINCE) >= 0 ? `, true since ${n.SINCE} s` : '')

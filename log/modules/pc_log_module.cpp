@@ -17,7 +17,8 @@ std::int64_t state_number(const std::string& s) {
 
 std::string pc_log_record_name(const shg_node_info& n) {
   return "shg " + std::to_string(n.search) + "/" + std::to_string(n.id) + " " + n.hypothesis +
-         " <" + n.code + ", " + n.machine + ", " + n.syncobject + "> " + n.state;
+         " <" + n.code + ", " + n.machine + ", " + n.syncobject +
+         (n.file.empty() || n.file == "/File" ? "" : ", " + n.file) + "> " + n.state;
 }
 
 void add_pc_module(log_core& core, const std::vector<shg_node_info>& nodes,

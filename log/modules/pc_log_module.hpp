@@ -28,7 +28,8 @@ namespace perfdm {
 
 PERFDM_LOG_COUNTER_LIST(pc_log_counters, PERFDM_PC_LOG_COUNTERS)
 
-// The record name of a node: "shg SEARCH/ID HYPOTHESIS <CODE, MACHINE, SYNCOBJECT> STATE".
+// The record name of a node: "shg SEARCH/ID HYPOTHESIS <CODE, MACHINE, SYNCOBJECT[, FILE]> STATE"
+// (FILE only when it is not the root /File).
 std::string pc_log_record_name(const shg_node_info& n);
 
 // Registers the module and adds one record per node.
