@@ -431,24 +431,15 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
       // The search's evidence: every watched process's window at the foci asked (a process
       // that exits meanwhile is left out).
       [=](window_query& x) -> caf::result<window_answers> {
-        std::vector<caf::actor> sources;
+        std::vector<std::pair<std::int32_t, caf::actor>> sources;
         for (auto& [pid, p] : self->state.processes)
-          if (p.native) sources.push_back(p.native);
-        if (sources.empty()) return window_answers{};
+          if (p.native) sources.emplace_back(pid, p.native);
         auto rp = self->make_response_promise<window_answers>();
         auto merged = std::make_shared<window_answers>();
-        auto left = std::make_shared<std::size_t>(sources.size());
-        auto one_done = [=]() mutable {
-          if (--*left == 0) rp.deliver(*merged);
-        };
-        for (auto& a : sources)
-          self->request(a, std::chrono::seconds(30), x)
-              .then(
-                  [=](window_answer& r) mutable {
-                    merged->processes.push_back(std::move(r));
-                    one_done();
-                  },
-                  [=](caf::error&) mutable { one_done(); });
+        fan_out<window_answer>(
+            self, reply_wait::then, std::chrono::seconds(30), sources, x,
+            [=](std::int32_t, window_answer& r) { merged->processes.push_back(std::move(r)); },
+            [=]() mutable { rp.deliver(*merged); }, [](std::int32_t, caf::error&) {}, true);
         return rp;
       },
       [=](stacks_request& x) -> caf::result<stacks_report> {

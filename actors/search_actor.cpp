@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "actors/fan_out.hpp"
 #include "messages/callgraph_messages.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/evidence_messages.hpp"
@@ -440,14 +441,16 @@ class search_actor : public caf::event_based_actor {
   }
 
   void gather_windows(std::vector<evidence_call> calls) {
-    auto left = std::make_shared<std::size_t>(1);
-    auto done = [=]() {
-      if (--*left != 0) return;
-      gathering_ = false;
-      if (gather_again_) gather_evidence();
-    };
+    // Every note and query is waited for (actors/fan_out.hpp), then the next round may start.
+    auto count = countdown::make(
+        [=] {
+          gathering_ = false;
+          if (gather_again_) gather_evidence();
+        },
+        true);
+    auto done = [=] { count->arrived(); };
     auto send_note = [=](evidence_note note) {
-      ++*left;
+      count->expect();
       request(dm_, caf::infinite, std::move(note))
           .then([=](ok_reply&) { done(); }, [=](caf::error&) { done(); });
     };
@@ -465,7 +468,7 @@ class search_actor : public caf::event_based_actor {
         foci.push_back(f);
         q.foci.push_back(f.enable_focus());
       }
-      ++*left;
+      count->expect();
       auto search = s.id;
       request(dm_, caf::infinite, q)
           .then(
