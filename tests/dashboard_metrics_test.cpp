@@ -87,7 +87,7 @@ TEST_CASE("prometheus: families, labels escaped, numbers that read back exactly"
 }
 
 TEST_CASE("dashboard: which file a URL names", "[dashboard][static]") {
-  static_roots r{"/web", "/lib"};
+  static_roots r{"/web", "/lib", ""};
   CHECK(static_file_for(r, "/") == "/web/index.html");
   CHECK(static_file_for(r, "/app.js?x=1") == "/web/app.js");
   CHECK(static_file_for(r, "/lib/chart.js/chunks/helpers.segment.js") ==

@@ -135,7 +135,7 @@ TEST_CASE("pc findings: a finding is settled once everything below it is false",
   CHECK(s[0].node.id == 10);
 }
 
-TEST_CASE("pc findings: no true node, no finding; open nodes say what the data showed",
+TEST_CASE("pc findings: no true node, no finding, open nodes say what the data showed",
           "[pc]") {
   std::vector<node_view> g{
       node(0, {}, "CPUbound", "/Code", "/Machine", "unknown", 0.95),

@@ -433,7 +433,7 @@ TEST_CASE("pc: a function discovered after its caller was refined is added to it
   CHECK(s.graph().find(hypothesis::cpu_bound, focus{}.with(hierarchy::code, "/Code/app/compute")));
 }
 
-TEST_CASE("pc: I/O blocking is refined along /File straight to the files; CPU and sync never",
+TEST_CASE("pc: I/O blocking is refined along /File straight to the files, CPU and sync never",
           "[pc]") {
   tunables t;
   t.sufficient_time = 1;
