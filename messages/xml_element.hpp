@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "messages/dm_types.hpp"
 #include "messages/handles.hpp"
@@ -50,5 +51,18 @@ class element {
   std::string name_;
   std::string out_;
 };
+
+// The texts of `xs` made by `f`, with `sep` between them.
+template <class T, class F>
+std::string join(const std::vector<T>& xs, const char* sep, F&& f) {
+  std::string out;
+  bool first = true;
+  for (auto& x : xs) {
+    if (!first) out += sep;
+    first = false;
+    out += f(x);
+  }
+  return out;
+}
 
 }  // namespace perfdm::xml
