@@ -154,14 +154,18 @@ bool focus_matches(const pc_focus& focus, const sampled_process& process,
   return true;
 }
 
+bool counts_as_sync_wait(const sampled_thread& thread) {
+  return (thread.activity == thread_activity::blocks ||
+          thread.activity == thread_activity::waits) &&
+         !waits_for_own_work(thread.waits_on);
+}
+
 double thread_amount(pc_metric metric, const sampled_thread& thread, double covered, bool at_code) {
   switch (metric) {
     case pc_metric::cpu:
       return thread.activity == thread_activity::runs ? covered : 0;
     case pc_metric::sync_wait:
-      return thread.activity == thread_activity::blocks || thread.activity == thread_activity::waits
-                 ? covered
-                 : 0;
+      return counts_as_sync_wait(thread) ? covered : 0;
     case pc_metric::io_wait:
       return thread.activity == thread_activity::ios ? covered : 0;
     case pc_metric::io_ops:

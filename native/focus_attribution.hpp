@@ -120,6 +120,10 @@ sampled_thread describe_thread(const thread_stack& thread, thread_activity activ
 bool focus_matches(const pc_focus& focus, const sampled_process& process,
                    const sampled_thread& thread);
 
+// Whether a sampled thread's time counts as sync_wait: it BLOCKS or WAITS, but not for work
+// the program itself started (waits_for_own_work: a join, a child, a signal).
+bool counts_as_sync_wait(const sampled_thread& thread);
+
 // What one thread adds to `metric` at a sample that covers `covered` seconds, at a focus
 // that names a /Code resource (`at_code`) or not.
 double thread_amount(pc_metric metric, const sampled_thread& thread, double covered, bool at_code);

@@ -115,6 +115,10 @@ sync_object identify_sync_object(const std::vector<stack_frame>& frames,
   return sync_object{std::move(kind), "", std::move(site)};
 }
 
+bool waits_for_own_work(const sync_object& object) {
+  return object.kind == "Join" || object.kind == "Child" || object.kind == "Signal";
+}
+
 sync_object sync_object_namer::name(const std::vector<stack_frame>& frames,
                                     const thread_syscall& syscall) {
   auto o = identify_sync_object(frames, syscall);

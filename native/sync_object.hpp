@@ -44,6 +44,12 @@ struct sync_object {
 sync_object identify_sync_object(const std::vector<stack_frame>& frames,
                                  const thread_syscall& syscall);
 
+// Whether the wait is for work the program itself started to finish: a thread joining
+// another (Join), a process waiting for its child (Child), a thread waiting for a signal
+// (Signal). Such a wait is idle time, not contention: the work waited for is where the time
+// goes, so the Performance Consultant's sync_wait leaves it out (docs/NATIVE.md §8).
+bool waits_for_own_work(const sync_object& object);
+
 class sync_object_namer {
  public:
   sync_object name(const std::vector<stack_frame>& frames, const thread_syscall& syscall);

@@ -55,7 +55,8 @@ struct evidence_floor {
 };
 
 // The value, and its interval at `z`, of a hypothesis of kind `kind` from the processes'
-// evidence (`per_process`: rates are divided by the processes that show threads).
+// evidence (`per_process`: rates are divided by the processes with samples at the focus:
+// a process outside its /Machine part has none, sample_window::count).
 struct evidence_value {
   double value = 0;
   interval ci;

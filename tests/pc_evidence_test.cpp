@@ -80,7 +80,28 @@ TEST_CASE("pc window: a focus counts the thread-samples at it since a time", "[p
   CHECK(worker.scope == 1);
   auto nothing = w.count(native::parse_pc_focus({"/Process/x"}), 0);
   CHECK(nothing.ticks == 0);
+  // Another process's thread: outside the focus, no samples (a rate per process is not
+  // divided by this process).
+  auto elsewhere = w.count(native::parse_pc_focus({"/Machine/h/sh{9}"}), 0);
+  CHECK(elsewhere.ticks == 0);
+  CHECK(elsewhere.scope == 0);
   CHECK(w.stats().shapes == 2);  // two threads, each with one stack: interned once
+}
+
+TEST_CASE("pc window: a thread joining another is idle, not a sync wait", "[pc][pc-evidence]") {
+  // The main thread joins its worker, which waits on a mutex: only the mutex is sync time.
+  auto threads = busy_threads();
+  auto joining = thread(7, "app", native::thread_activity::waits, {{"libc.so.6", "pthread_join"}});
+  joining.waits_on = {"Join", "0x7f00", "main"};
+  threads[0] = joining;
+  window::sample_window w(app);
+  for (int i = 1; i <= 50; ++i) w.add(i * 10 * ms, 0.01, threads);
+  auto all = w.count(native::parse_pc_focus({"/"}), 0);
+  CHECK(all.syncs == 50);
+  CHECK(all.syncs_most == 1);
+  CHECK(all.sync_s == Approx(0.5));
+  CHECK(w.count(native::parse_pc_focus({"/SyncObject/Join"}), 0).syncs == 0);
+  CHECK(w.count(native::parse_pc_focus({"/SyncObject/Mutex"}), 0).syncs == 50);
 }
 
 TEST_CASE("pc window: the span and the byte bound evict the oldest samples, counted",

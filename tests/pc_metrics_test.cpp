@@ -200,6 +200,34 @@ TEST_CASE("PC metrics: a blocked thread's time is sync_wait at the object it wai
   CHECK(amount_at("/", pc_metric::io_wait, threads, covered) == Approx(covered));
 }
 
+TEST_CASE("PC metrics: waiting for a joined thread, a child or a signal is idle, not sync_wait",
+          "[pc-metrics]") {
+  // A main thread joining its workers, a shell waiting for its command, a signal thread: the
+  // work they wait for is where the time goes (docs/NATIVE.md section 8).
+  std::vector<sampled_thread> threads = {
+      thread(301, "main", 'S',
+             {frame(libc, "__futex_abstimed_wait_common"), frame(libc, "___pthread_join"),
+              frame(app, "main", 80)},
+             futex_on(0x7f00)),
+      thread(302, "sh", 'S', {frame(libc, "wait4"), frame(app, "main", 12)}),
+      thread(303, "signals", 'S', {frame(libc, "sigtimedwait"), frame(app, "signal_loop()")}),
+      thread(304, "locker", 'S', mutex_stack(), futex_on(0x55d0c0a4a140))};
+  const double covered = 0.02;
+  CHECK(threads[0].waits_on.kind == "Join");
+  CHECK(threads[1].waits_on.kind == "Child");
+  CHECK(threads[2].waits_on.kind == "Signal");
+  for (int i = 0; i < 3; ++i) CHECK(threads[i].activity == thread_activity::waits);
+  CHECK(amount_at("/", pc_metric::sync_wait, threads, covered) == Approx(covered));
+  CHECK(amount_at("/SyncObject/Join", pc_metric::sync_wait, threads, covered) == 0);
+  CHECK(amount_at("/SyncObject/Child", pc_metric::sync_wait, threads, covered) == 0);
+  CHECK(amount_at("/SyncObject/Mutex", pc_metric::sync_wait, threads, covered) ==
+        Approx(covered));
+  // The object is still the thread's resource (the timeline and the resource tree show it).
+  auto resources = thread_resources(process, threads[0]);
+  CHECK(std::find(resources.begin(), resources.end(), "/SyncObject/Join/0x7f00") !=
+        resources.end());
+}
+
 TEST_CASE("the sync object: every futex wait by its address, its kind from the libc call",
           "[pc-metrics]") {
   auto m = identify_sync_object(mutex_stack(), futex_on(0x55d0c0a4a140));

@@ -94,6 +94,7 @@ focus_counts sample_window::count(const native::pc_focus& focus, double since) c
   auto scope_focus = focus;  // the threads the focus's /Machine part names
   scope_focus.code.clear();
   scope_focus.sync.clear();
+  scope_focus.file.clear();
   // Whether each shape matches, decided once per shape, not once per sample.
   std::vector<std::int8_t> matches(shapes_.size(), -1), in_scope(shapes_.size(), -1);
   auto since_ns = static_cast<std::int64_t>(since * 1e9);
@@ -121,8 +122,10 @@ focus_counts sample_window::count(const native::pc_focus& focus, double since) c
           break;
         case native::thread_activity::blocks:
         case native::thread_activity::waits:
-          ++syncs;
-          c.sync_s += covered;
+          if (native::counts_as_sync_wait(th)) {
+            ++syncs;
+            c.sync_s += covered;
+          }
           break;
         case native::thread_activity::ios:
           ++ios;
@@ -145,6 +148,10 @@ focus_counts sample_window::count(const native::pc_focus& focus, double since) c
     c.syncs_most = std::max(c.syncs_most, syncs);
     c.ios_most = std::max(c.ios_most, ios);
   }
+  // A process none of whose threads the focus's /Machine part names is outside the focus: it
+  // gives no samples, so a rate per process is not divided by it (a thread of one process
+  // busy 90 % is 90 %, whatever else is watched).
+  if (c.scope == 0) return focus_counts{};
   return c;
 }
 

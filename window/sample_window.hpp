@@ -27,7 +27,8 @@ struct window_limits {
   std::size_t max_bytes = 16u * 1024 * 1024;  // and the oldest go while it is over this
 };
 
-// What a focus saw since a time, in one process: the counts the PC's statistics need.
+// What a focus saw since a time, in one process: the counts the PC's statistics need. All
+// zero when the focus's /Machine part names none of the process's threads.
 struct focus_counts {
   std::uint64_t ticks = 0;   // stack samples of the process since then (n)
   std::uint32_t scope = 0;   // most threads of the focus's /Machine part at one tick (K)
