@@ -148,6 +148,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
   st.pc = std::make_unique<pc_sample_builder>(
       native::sampled_process{native::host_part(), st.info.name, st.info.pid});
   st.window = std::make_unique<window::sample_window>(st.pc->process(), options.window);
+  st.pc->set_reads_io_always(true);  // the window counts I/O operations too
   st.profile = native::cpu_profile(options.detail);
   st.delay = std::make_unique<native::sampling_delay>(options.delay);
   st.delay->set_checktime(st.settings.checktime_ns);

@@ -244,6 +244,7 @@ class search_actor : public caf::event_based_actor {
         v.code = n.focus[pc::hierarchy::code];
         v.machine = n.focus[pc::hierarchy::machine];
         v.syncobject = n.focus[pc::hierarchy::syncobject];
+        v.file = n.focus[pc::hierarchy::file];
         v.state = pc::state_name(n.state);
         v.active = n.active;
         v.value = n.value;
@@ -261,7 +262,8 @@ class search_actor : public caf::event_based_actor {
         i.code = f.node.code;
         i.machine = f.node.machine;
         i.syncobject = f.node.syncobject;
-        i.file = f.node.file;
+        // FILE only when the finding names a file (the root is no answer).
+        i.file = f.node.file == pc::hierarchy_root(pc::hierarchy::file) ? "" : f.node.file;
         i.value = f.node.value;
         i.threshold = f.node.threshold;
         i.since = f.node.since;
@@ -477,7 +479,8 @@ class search_actor : public caf::event_based_actor {
                   evidence_note note{search, latest_time_, 0, {}, {}};
                   for (std::size_t i = 0; i < foci.size(); ++i) {
                     evidence_focus ef{foci[i][pc::hierarchy::code], foci[i][pc::hierarchy::machine],
-                                      foci[i][pc::hierarchy::syncobject], {}};
+                                      foci[i][pc::hierarchy::syncobject],
+                                      foci[i][pc::hierarchy::file], {}};
                     for (auto& p : a.processes)
                       if (i < p.counts.size()) {
                         ef.processes.push_back(p.counts[i]);
@@ -516,6 +519,7 @@ class search_actor : public caf::event_based_actor {
         key[pc::hierarchy::code] = f.code;
         key[pc::hierarchy::machine] = f.machine;
         key[pc::hierarchy::syncobject] = f.syncobject;
+        key[pc::hierarchy::file] = f.file;
         auto& v = by_focus[key];
         for (auto& p : f.processes) v.push_back(evidence_of(p));
       }

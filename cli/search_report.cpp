@@ -12,7 +12,8 @@ std::string focus_json(const std::string& code, const std::string& machine,
                        const std::string& syncobject, const std::string& file) {
   return "{\"code\":" + shg_json_string(code) + ",\"machine\":" + shg_json_string(machine) +
          ",\"syncobject\":" + shg_json_string(syncobject) +
-         ",\"file\":" + (file.empty() ? std::string("null") : shg_json_string(file)) + "}";
+         ",\"file\":" + (file.empty() || file == "/File" ? std::string("null") : shg_json_string(file)) +
+         "}";  // null: the focus names no file
 }
 
 }  // namespace
@@ -25,6 +26,7 @@ pc::node_view node_view_of(const shg_node_info& n) {
   v.code = n.code;
   v.machine = n.machine;
   v.syncobject = n.syncobject;
+  v.file = n.file;
   v.state = n.state;
   v.active = n.active;
   v.value = n.value;

@@ -48,9 +48,10 @@ PERFDM_INSPECT(window_answers, x.processes)
 
 struct evidence_focus {
   std::string code, machine, syncobject;
+  std::string file = "/File";  // the focus's /File part (FILE, printed when not the root)
   std::vector<evidence_counts> processes;
 };
-PERFDM_INSPECT(evidence_focus, x.code, x.machine, x.syncobject, x.processes)
+PERFDM_INSPECT(evidence_focus, x.code, x.machine, x.syncobject, x.file, x.processes)
 
 struct evidence_call {
   std::string caller;  // "" : `callee` is an entry function
@@ -58,7 +59,7 @@ struct evidence_call {
 };
 PERFDM_INSPECT(evidence_call, x.caller, x.callee)
 
-// EVIDENCE: `<EVIDENCE SEARCH TIME EVICTED><AT CODE MACHINE SYNCOBJECT><P …/>…</AT>…
+// EVIDENCE: `<EVIDENCE SEARCH TIME EVICTED><AT CODE MACHINE SYNCOBJECT [FILE]><P …/>…</AT>…
 // <CALL CALLER CALLEE/>…</EVIDENCE>`; answered OK.
 struct evidence_note {
   std::uint64_t search = 0;

@@ -59,10 +59,11 @@ caf::message parse_evidence(const xml_node* arg, const std::string& command) {
     }
     if (!iequals(name_of(c), "AT"))
       bad_argument("<EVIDENCE> holds only <AT> and <CALL> elements, not " + tag(name_of(c)));
-    attributes at(c, {"CODE", "MACHINE", "SYNCOBJECT"});
+    attributes at(c, {"CODE", "MACHINE", "SYNCOBJECT", "FILE"});
     evidence_focus f{std::string(at.text_or("CODE", "/Code")),
                      std::string(at.text_or("MACHINE", "/Machine")),
                      std::string(at.text_or("SYNCOBJECT", "/SyncObject")),
+                     std::string(at.text_or("FILE", "/File")),
                      {}};
     for (auto* p = c->first_node(); p != nullptr; p = p->next_sibling()) {
       refuse_text(p, c);
@@ -95,11 +96,10 @@ std::string evidence_argument(const evidence_note& x) {
                 .number("FIRST", c.first)
                 .number("LAST", c.last)
                 .leaf();
-    body += element("AT")
-                .text("CODE", f.code)
-                .text("MACHINE", f.machine)
-                .text("SYNCOBJECT", f.syncobject)
-                .wrap(ps);
+    auto at = element("AT");
+    at.text("CODE", f.code).text("MACHINE", f.machine).text("SYNCOBJECT", f.syncobject);
+    if (!f.file.empty() && f.file != "/File") at.text("FILE", f.file);  // a focus on a file
+    body += at.wrap(ps);
   }
   for (auto& c : x.calls) body += element("CALL").text("CALLER", c.caller).text("CALLEE", c.callee).leaf();
   return element("EVIDENCE")

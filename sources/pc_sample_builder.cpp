@@ -37,7 +37,7 @@ void pc_sample_builder::set_collecting(const std::vector<collecting_mi>& mis) {
 }
 
 bool pc_sample_builder::needs_io() const {
-  return std::any_of(routes_.begin(), routes_.end(), [](const route& r) {
+  return io_always_ || std::any_of(routes_.begin(), routes_.end(), [](const route& r) {
     return r.metric == native::pc_metric::io_ops || r.metric == native::pc_metric::io_bytes;
   });
 }

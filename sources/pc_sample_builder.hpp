@@ -42,7 +42,12 @@ class pc_sample_builder {
 
   void set_collecting(const std::vector<collecting_mi>& mis);
   bool collecting() const { return !routes_.empty(); }
+  // Whether stack samples read the threads' io counters: a collecting MI of io_ops or
+  // io_bytes needs them, and a sampler that feeds a sample window (set_reads_io_always) reads
+  // them at every sample, so that the search's TooManySmallIOOps is decided on the operations
+  // since the search began, not only those after its metric instance was enabled.
   bool needs_io() const;
+  void set_reads_io_always(bool always) { io_always_ = always; }
 
   // Sets each thread's io_ops and io_bytes from its io counters now (`io`: by tid; a thread
   // missing from it gets 0), and its stack_io_ops and stack_io_bytes: when in_io_call, all
@@ -83,6 +88,7 @@ class pc_sample_builder {
 
   native::sampled_process process_;
   std::vector<route> routes_;
+  bool io_always_ = false;
   std::map<int, native::thread_io> previous_io_;
   struct io_counts {
     double ops = 0, bytes = 0;

@@ -1,6 +1,6 @@
 // The Performance Consultant on programs nobody here wrote (issue 24 §5): Debian's xz, sqlite3
-// and python3, and a stripped executable the test builds. `perfdm search --pid P --json` with a
-// short sufficient time, each bounded to a few seconds; the finding is asserted, and so are the
+// and python3, and a stripped executable the test builds. `perfdm search --pid P --json`
+// deciding on the evidence, each bounded to a few seconds; the finding is asserted, and so are the
 // names: functions without symbols by address, futex waits by address, files by path.
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -22,7 +22,7 @@ struct json_node {
 std::vector<json_node> search(int pid, int seconds) {
   std::string command = std::string(PERFDM_BINARY) + " search --pid " + std::to_string(pid) +
                         " --seconds " + std::to_string(seconds) +
-                        " --sufficient-time 0.5 --json 2>/dev/null";
+                        " --json 2>/dev/null";
   std::string out;
   if (FILE* p = popen(command.c_str(), "r")) {
     char buf[4096];
@@ -91,7 +91,7 @@ TEST_CASE("pc live, real programs: xz -6 -T1 is CPUbound in liblzma, its own cod
     std::fclose(f);
   }
   real_program::process xz({"xz", "-6", "-T1", "-c", dir / "input.txt"}, "", "/dev/null");
-  auto nodes = search(xz.pid, 8);
+  auto nodes = search(xz.pid, 5);
   INFO(true_nodes(nodes));
   CHECK(any_true(nodes, [](const json_node& n) {
     return n.hypothesis == "CPUbound" && n.code.rfind("/Code/liblzma.so.5", 0) == 0;
@@ -116,7 +116,7 @@ TEST_CASE("pc live, real programs: sqlite3 with an fsync per insert blocks in I/
   std::string db = folder + "/test.db";
   {
     real_program::process sqlite({"sqlite3", db}, dir / "inserts.sql");
-    auto nodes = search(sqlite.pid, 10);
+    auto nodes = search(sqlite.pid, 6);
     INFO(true_nodes(nodes));
     auto db_file = perfdm::native::file_resource(db);
     CHECK(any_true(nodes, [&](const json_node& n) {
@@ -139,7 +139,7 @@ TEST_CASE("pc live, real programs: python3's four CPU-bound threads wait for the
        "        sum(i * i for i in range(1000))\n"
        "for _ in range(4):\n"
        "    threading.Thread(target=work).start()\n"});
-  auto nodes = search(python.pid, 12);
+  auto nodes = search(python.pid, 5);
   INFO(true_nodes(nodes));
   CHECK(any_true(nodes, [](const json_node& n) {
     return n.hypothesis == "ExcessiveSyncWaitingTime" &&
@@ -164,7 +164,7 @@ TEST_CASE("pc live, real programs: a stripped executable is CPUbound in a functi
   REQUIRE_FALSE(crunch.empty());
   REQUIRE(real_program::shell("strip -o " + dir / "spin_stripped" + " " + spin));
   real_program::process stripped({dir / "spin_stripped"});
-  auto nodes = search(stripped.pid, 6);
+  auto nodes = search(stripped.pid, 4);
   INFO(true_nodes(nodes));
   INFO("crunch is at " << crunch);
   CHECK(any_true(nodes, [&](const json_node& n) {

@@ -11,6 +11,7 @@
 
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/evidence_messages.hpp"
 #include "messages/process_command_messages.hpp"
 
 using namespace perfdm;
@@ -747,4 +748,21 @@ TEST_CASE("LOG parses with and without FILE and its reply prints", "[xml]") {
         "<DYPER PID='DM' COMMAND='LOG'><LOG FILE='x.log'/></DYPER>");
   CHECK(print_reply("DM", caf::make_message(log_written{"x.log", 42})) ==
         "<DYPER_REPLY ID='DM'><LOG FILE='x.log' BYTES='42'/></DYPER_REPLY>");
+}
+
+TEST_CASE("EVIDENCE: a focus on a file carries FILE, the /File root leaves it out", "[xml]") {
+  auto text = dm("EVIDENCE",
+                 "<EVIDENCE SEARCH='0' TIME='1.5' EVICTED='0'>"
+                 "<AT CODE='/Code/app/write_log' MACHINE='/Machine' SYNCOBJECT='/SyncObject' "
+                 "FILE='/File/tmp/db'><P PID='7' N='40' RUNS='0' RUNS_MOST='0' SYNCS='0' "
+                 "SYNCS_MOST='0' IOS='38' IOS_MOST='1' OPS='400' BYTES='6400' FIRST='0.5' "
+                 "LAST='1.5'/></AT>"
+                 "<AT CODE='/Code' MACHINE='/Machine' SYNCOBJECT='/SyncObject'></AT>"
+                 "</EVIDENCE>");
+  auto e = parsed<evidence_note>(text);
+  REQUIRE(e.foci.size() == 2);
+  CHECK(e.foci[0].file == "/File/tmp/db");
+  CHECK(e.foci[0].processes.at(0).io_ops == 400);
+  CHECK(e.foci[1].file == "/File");  // absent: the root
+  CHECK(print_request("DM", caf::make_message(e)) == text);
 }
