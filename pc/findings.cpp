@@ -120,17 +120,75 @@ std::vector<std::string> components(const std::string& name) {
   return out;
 }
 
-finding make_finding(const node_view& n, bool inconclusive) {
+// "/Code/<module>/<function>" split; false for a root or a module. A function's name may
+// itself hold a '/' (operator/).
+bool code_function(const std::string& code, std::string& module, std::string& function) {
+  if (code.size() <= 6 || code.compare(0, 6, "/Code/") != 0) return false;
+  auto rest = code.substr(6);
+  auto slash = rest.find('/');
+  if (slash == std::string::npos) return false;
+  module = rest.substr(0, slash);
+  function = rest.substr(slash + 1);
+  return true;
+}
+
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.compare(0, std::char_traits<char>::length(prefix), prefix) == 0;
+}
+
+// Code the program calls but a person does not change: the C and C++ runtimes, the loader,
+// the vDSO.
+bool system_module(const std::string& module) {
+  for (auto prefix : {"libc.so", "libc-", "libpthread", "libstdc++", "libm.so", "libgcc_s",
+                      "ld-linux", "[vdso"})
+    if (starts_with(module, prefix)) return true;
+  return false;
+}
+
+using node_index = std::map<std::uint64_t, const node_view*>;
+
+// A function without a symbol, named by its module and start address ("xz+0x4a3f0").
+bool unnamed_function(const std::string& function) {
+  return function.find("+0x") != std::string::npos;
+}
+
+// Whether a person reading a finding at this function needs its caller too: the function is
+// the runtime's (libc's lock wait) or has no name (a stripped library's inner loop).
+bool needs_caller(const std::string& module, const std::string& function) {
+  return system_module(module) || unnamed_function(function);
+}
+
+// The nearest node above `n`, along first parents, whose /Code part is a named function
+// outside the system libraries: the program's call into them, or the exported function of a
+// stripped library ("lzma_code (liblzma.so.5)").
+std::string program_caller(const node_view& n, const node_index& index) {
+  const node_view* at = &n;
+  for (int hops = 0; hops < 256 && !at->parents.empty(); ++hops) {
+    auto p = index.find(at->parents.front());
+    if (p == index.end() || p->second == at) break;
+    at = p->second;
+    std::string module, function;
+    if (code_function(at->code, module, function) && !needs_caller(module, function))
+      return function + " (" + module + ")";
+  }
+  return "";
+}
+
+node_index index_of(const std::vector<node_view>& nodes) {
+  node_index index;
+  for (auto& n : nodes) index.emplace(n.id, &n);
+  return index;
+}
+
+finding make_finding(const node_view& n, bool inconclusive, const node_index& index) {
   finding f;
   f.node = n;
   f.score = score_of(n);
   f.inconclusive = inconclusive;
-  // /Code/<module>/<function>: a function's name may itself hold a '/' (operator/).
-  if (n.code.size() > 6 && n.code.compare(0, 6, "/Code/") == 0) {
-    auto rest = n.code.substr(6);
-    auto slash = rest.find('/');
-    if (slash != std::string::npos)
-      f.function = rest.substr(slash + 1) + " (" + rest.substr(0, slash) + ")";
+  std::string module, function;
+  if (code_function(n.code, module, function)) {
+    f.function = function + " (" + module + ")";
+    if (needs_caller(module, function)) f.caller = program_caller(n, index);
   }
   auto m = components(n.machine);  // Machine, host, process{pid}, thread{tid}
   if (m.size() >= 3) f.pid = id_in_braces(m[2]);
@@ -175,9 +233,10 @@ std::vector<finding> findings(const std::vector<node_view>& nodes) {
     if (std::none_of(r.begin(), r.end(), [](const node_view* b) { return is_true(*b); }))
       leaves.push_back(n);
   }
+  auto index = index_of(nodes);
   std::vector<finding> out;
   for (auto& n : leaves)
-    if (!dominated(n, leaves)) out.push_back(make_finding(n, false));
+    if (!dominated(n, leaves)) out.push_back(make_finding(n, false, index));
   rank(out);
   return out;
 }
@@ -194,9 +253,10 @@ std::vector<finding> settled_findings(const std::vector<node_view>& nodes) {
 }
 
 std::vector<finding> inconclusive_nodes(const std::vector<node_view>& nodes, std::size_t limit) {
+  auto index = index_of(nodes);
   std::vector<finding> out;
   for (auto& n : nodes)
-    if (n.state == "unknown") out.push_back(make_finding(n, true));
+    if (n.state == "unknown") out.push_back(make_finding(n, true, index));
   rank(out);
   if (out.size() > limit) out.resize(limit);
   return out;
@@ -216,6 +276,7 @@ std::string finding_text(const finding& f) {
   }
   if (!f.function.empty()) {
     out += " in " + f.function;
+    if (!f.caller.empty()) out += " from " + f.caller;
   } else if (n.code != "/Code" && n.code.size() > 6) {
     out += " in module " + n.code.substr(6);
   }

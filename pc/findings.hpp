@@ -41,6 +41,11 @@ struct finding {
   int pid = 0;
   int tid = 0;
   std::string function;  // "lzma_code (liblzma.so.5)"
+  // When `function` is in a system library (libc, libstdc++, the vDSO, …) or has no symbol
+  // ("liblzma.so.5+0x15ae0"): the nearest named function of the program's own above it on
+  // the search's path, the call a person can change or look up ("update_shared_table
+  // (pc_lock)", "lzma_code (liblzma.so.5)"); "" otherwise.
+  std::string caller;
   std::string text;      // finding_text
 };
 
@@ -61,6 +66,7 @@ std::vector<finding> settled_findings(const std::vector<node_view>& nodes);
 std::vector<finding> inconclusive_nodes(const std::vector<node_view>& nodes, std::size_t limit);
 
 // "CPUbound 99% of time in lzma_code (liblzma.so.5) — thread xz{4711} — since 1.4 s";
+// "… in __lll_lock_wait (libc.so.6) from update_shared_table (pc_lock) — on Mutex/0x… …";
 // an inconclusive node ends "— inconclusive: value 0.25 [0.1, 0.4], 40 samples".
 std::string finding_text(const finding& f);
 

@@ -173,3 +173,40 @@ TEST_CASE("pc findings: a module or the whole program gives way to a function fo
   CHECK(f[0].node.id == 4);
   CHECK(f[1].node.id == 3);
 }
+
+TEST_CASE("pc findings: a wait in libc or a function without a symbol names the program's call",
+          "[pc]") {
+  const std::string lock = "/SyncObject/Mutex/0x55d0c0a4a140";
+  std::vector<node_view> g = {
+      node(0, {}, "ExcessiveSyncWaitingTime", "/Code", "/Machine", "true", 2.8, 0.8),
+      node(1, {0}, "ExcessiveSyncWaitingTime", "/Code/app/update_shared_table", "/Machine", "true",
+           2.8, 0.8),
+      node(2, {1}, "ExcessiveSyncWaitingTime", "/Code/libc.so.6/__pthread_mutex_lock", "/Machine",
+           "true", 2.8, 0.8),
+      node(3, {2}, "ExcessiveSyncWaitingTime", "/Code/libc.so.6/__lll_lock_wait", "/Machine",
+           "true", 2.8, 0.8),
+      node(4, {3}, "ExcessiveSyncWaitingTime", "/Code/libc.so.6/__lll_lock_wait", "/Machine",
+           "true", 2.8, 0.8, lock),
+      // A stripped library's inner loop under its exported entry.
+      node(5, {}, "CPUbound", "/Code", "/Machine", "true", 0.9, 1.0),
+      node(6, {5}, "CPUbound", "/Code/liblzma.so.5/lzma_code", "/Machine", "true", 0.9, 1.0),
+      node(7, {6}, "CPUbound", "/Code/liblzma.so.5/liblzma.so.5+0x15ae0", "/Machine", "true",
+           0.9, 1.0),
+      node(8, {7}, "CPUbound", "/Code/liblzma.so.5/liblzma.so.5+0x15ae0", thread, "true", 0.9,
+           1.1),
+  };
+  auto f = findings(g);
+  REQUIRE(f.size() == 2);
+  auto& wait = f[0].node.id == 4 ? f[0] : f[1];
+  auto& cpu = f[0].node.id == 4 ? f[1] : f[0];
+  CHECK(wait.function == "__lll_lock_wait (libc.so.6)");
+  CHECK(wait.caller == "update_shared_table (app)");
+  CHECK(wait.text ==
+        "ExcessiveSyncWaitingTime 280% of time in __lll_lock_wait (libc.so.6) from "
+        "update_shared_table (app) \u2014 on Mutex/0x55d0c0a4a140 \u2014 since 0.8 s");
+  CHECK(cpu.caller == "lzma_code (liblzma.so.5)");
+  // A named function of the program's own needs no caller.
+  auto plain = findings(xz_graph());
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].caller.empty());
+}
