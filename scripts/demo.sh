@@ -14,5 +14,6 @@ echo
 scripts/live_demo.sh build
 echo
 echo "# ---- the answer: perfdm search -- examples/pc/pc_cpu (CPU-bound deep in a call chain) ----"
-# --sufficient-time 1: each level of the search concludes on one second of agreeing data.
-build/perfdm search --sufficient-time 1 --seconds 20 -- build/examples/pc_cpu 12
+# On the evidence (the default): each node concludes once its confidence interval clears the
+# threshold, usually within a second; the program runs 6 s and the search ends with it.
+build/perfdm search --seconds 10 -- build/examples/pc_cpu 6
