@@ -132,7 +132,7 @@ TEST_CASE("pc launch: a descendant joins the search and its bottleneck is found"
 }
 
 TEST_CASE("pc launch: findings are printed one line each, then ranked", "[pc][pc-live]") {
-  auto r = run("--sufficient-time 0.5 --seconds 12 -- " + workload("pc_cpu") + " 8");
+  auto r = run("--seconds 12 -- " + workload("pc_cpu") + " 6");
   INFO(r.out);
   CHECK(r.status == 0);
   // A line as it settles, then the ranked list; no tree without --shg.

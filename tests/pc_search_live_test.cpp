@@ -74,7 +74,7 @@ void check_no_true_node_at_idle_function(const std::vector<json_node>& nodes) {
 TEST_CASE("pc live: pc_cpu is CPUbound in tokenize on its main thread, never idle_housekeeping",
           "[pc][pc-live]") {
   pc_test::workload_process w("pc_cpu", {"40"});
-  auto nodes = search(w.pid, 6);
+  auto nodes = search(w.pid, 10);
   auto thread = "/pc_cpu{" + std::to_string(w.pid) + "}";
   CHECK(has_true(nodes, "CPUbound", "/Code/pc_cpu/tokenize"));
   CHECK(has_true(nodes, "CPUbound", "/Code/pc_cpu/tokenize", thread));
@@ -92,7 +92,7 @@ TEST_CASE(
   pc_test::workload_process w("pc_tiny_writes", {"40"});
   // On the evidence: the windows hold every sample's I/O counts, so TooManySmallIOOps is
   // judged on the operations since the search began (docs/PROTOCOL.md section 12).
-  auto nodes = search(w.pid, 6);
+  auto nodes = search(w.pid, 10);
   CHECK(has_true(nodes, "ExcessiveIOBlockingTime", "/Code/pc_tiny_writes/write_log"));
   CHECK(has_true(nodes, "TooManySmallIOOps", "/Code/pc_tiny_writes/write_log"));
   check_no_true_node_at_idle_function(nodes);
@@ -103,7 +103,7 @@ TEST_CASE(
     "feeder's sleep",
     "[pc][pc-live]") {
   pc_test::workload_process w("pc_pipe", {"40"});
-  auto nodes = search(w.pid, 6);
+  auto nodes = search(w.pid, 10);
   CHECK(has_true(nodes, "ExcessiveIOBlockingTime", "/Code/pc_pipe/read_records"));
   check_no_true_node_at_idle_function(nodes);
 }
@@ -113,7 +113,7 @@ TEST_CASE("pc live: pc_lock waits for its mutex in update_shared_table", "[pc][p
   std::smatch m;
   auto line = w.line();
   REQUIRE(std::regex_search(line, m, std::regex("mutex (0x[0-9a-f]+)")));
-  auto nodes = search(w.pid, 6);
+  auto nodes = search(w.pid, 10);
   CHECK(has_true(nodes, "ExcessiveSyncWaitingTime", "/Code/pc_lock/update_shared_table"));
   bool lock_named = false;
   for (auto& n : nodes)
