@@ -25,8 +25,9 @@ packages+=(libjs-chart.js chromium prometheus)
 # benchmark's peer is perf (bench/RESULTS.md).
 packages+=(libncurses-dev tmux linux-perf)
 # pprof files (perfdm log --pprof, docs/FLAME.md): protobuf, and pprof's profile.proto from
-# golang-github-google-pprof-dev (compiled at build time from where Debian installs it).
-packages+=(libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev)
+# golang-github-google-pprof-dev (compiled at build time from where Debian installs it); Go's
+# own `go tool pprof` (golang-go) reads them in tests/profile/go_pprof.sh.
+packages+=(libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev golang-go)
 # The Performance Consultant's live tests on programs nobody here wrote
 # (tests/pc_real_programs_live_test.cpp): Debian's xz, sqlite3 and python3 (the GIL test needs
 # /usr/bin/python3 itself, not a python from elsewhere); binutils' strip, objcopy and nm and
