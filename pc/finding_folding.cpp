@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace perfdm::pc {
 
@@ -98,13 +99,17 @@ bool at_or_below(const std::string& part, const std::string& whole) {
                            part[whole.size()] == '/');
 }
 
-// For an outlier without a finding: the group's hypothesis concluded false in its process,
-// at the group's code or the deepest code above it, at the process (not a thread) first.
-std::string false_there(const folded_finding& g, int pid, const std::vector<node_view>& nodes) {
+// For an outlier without a finding: the group's hypothesis in its process, at the group's
+// code or the deepest code above it; concluded false before open, the process before a
+// thread (an open node: a process the search had not decided on when it ended).
+std::string shown_there(const folded_finding& g, int pid, const std::vector<node_view>& nodes) {
   const node_view* best = nullptr;
-  auto rank = [](const node_view& n) { return std::make_pair(n.code.size(), -static_cast<int>(n.machine.size())); };
+  auto rank = [](const node_view& n) {
+    return std::make_tuple(n.code.size(), n.state == "false", -static_cast<int>(n.machine.size()));
+  };
   for (auto& n : nodes) {
-    if (n.state != "false" || n.hypothesis != g.members.front().node.hypothesis) continue;
+    if ((n.state != "false" && n.state != "unknown") || n.hypothesis != g.members.front().node.hypothesis)
+      continue;
     auto c = components(n.machine);
     if (c.size() < 3 || id_in_braces(c[2]) != pid || !at_or_below(g.code, n.code)) continue;
     if (!best || rank(n) > rank(*best)) best = &n;
@@ -113,7 +118,7 @@ std::string false_there(const folded_finding& g, int pid, const std::vector<node
   auto f = finding_of(*best, nodes);
   f.node.since = -1;
   f.inconclusive = false;
-  return finding_text(f) + " \u2014 concluded false";
+  return finding_text(f) + (best->state == "false" ? " \u2014 concluded false" : " \u2014 not concluded");
 }
 
 folded_finding single(const finding& f, std::size_t of) {
@@ -175,7 +180,7 @@ folded_finding fold(const std::vector<finding>& members, const std::set<int>& pi
         o.text = f.text;
         break;
       }
-    if (o.text.empty()) o.text = false_there(e, pid, nodes);
+    if (o.text.empty()) o.text = shown_there(e, pid, nodes);
     if (o.text.empty()) o.text = "no finding";
     if (e.outliers.size() < outliers_in_line) e.line += "; process " + o.process + ": " + o.text;
     e.outliers.push_back(o);

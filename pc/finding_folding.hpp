@@ -35,9 +35,9 @@ struct searched_process {
 struct outlier {
   int pid = 0;
   std::string process;  // "cluster_job{4242}", "host17:cluster_job{4242}" across hosts
-  // Its best finding (none is in the group), or where it has none the group's hypothesis
-  // concluded false for it ("CPUbound 0% of time in relax (job) — process job{42} —
-  // concluded false", from `nodes`), or "no finding".
+  // Its best finding (none is in the group); where it has none, the group's hypothesis in
+  // it, from `nodes`: "CPUbound 0% of time in relax (job) — process job{42} — concluded
+  // false" (or "— not concluded" for a node still open); else "no finding".
   std::string text;
 };
 

@@ -138,14 +138,18 @@ TEST_CASE("pc folding: an outlier without a finding shows the hypothesis false t
       node("CPUbound", "/Code/job/relax", thread_of(501), "true", 1.0),
       node("CPUbound", "/Code/job/relax", thread_of(502), "true", 1.0),
       node("CPUbound", "/Code", "/Machine/h/job{503}", "false", 0.0),
+      node("CPUbound", "/Code/job/relax", "/Machine/h/job{505}", "unknown", 0.9),
+      node("CPUbound", "/Code", "/Machine/h/job{505}", "false", 0.1),  // the deeper code first
   };
   std::vector<finding> f = ranked({nodes[0], nodes[1]});
-  auto folded = fold_findings(f, procs({501, 502, 503, 504}), nodes);
+  auto folded = fold_findings(f, procs({501, 502, 503, 504, 505}), nodes);
   REQUIRE(folded.size() == 1);
-  REQUIRE(folded[0].outliers.size() == 2);
+  REQUIRE(folded[0].outliers.size() == 3);
   CHECK(folded[0].outliers[0].text == "CPUbound 0% of time \u2014 process job{503} \u2014 concluded false");
   CHECK(folded[0].outliers[1].process == "job{504}");
   CHECK(folded[0].outliers[1].text == "no finding");
+  CHECK(folded[0].outliers[2].text ==
+        "CPUbound 90% of time in relax (job) \u2014 process job{505} \u2014 not concluded");
 }
 
 TEST_CASE("pc folding: many outliers are capped in the line, all kept; hosts named when they differ",
