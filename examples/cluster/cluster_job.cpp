@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   char* args[] = {argv[0], s.data(), nullptr};
   pc_workload::start(2, args, "cluster_job");
   std::vector<pid_t> children;
+  pid_t first = getpid();
   for (int i = 1; i < processes; ++i) {
     pid_t pid = fork();
     if (pid < 0) {
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
     }
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGTERM);  // worker 0 gone (even by SIGKILL): this one goes
-      if (getppid() == 1) return 0;
+      if (getppid() != first) return 0;  // it went before the prctl
       work(i, processes);
       return 0;
     }
