@@ -36,9 +36,20 @@ std::string sync_kind(const std::string& s) {
   return "/" + c[0] + "/" + c[1];
 }
 
+// "/File/pipe:[1499658]" → "/File/pipe:[…]": a pipe's or a socket's inode number is, like a
+// lock's address, one process's instance of the same thing. Other files stay themselves.
+std::string file_kind(const std::string& file) {
+  for (const char* kind : {"/File/pipe:[", "/File/socket:[", "/File/anon_inode:["}) {
+    std::string k = kind;
+    if (file.size() > k.size() && file.compare(0, k.size(), k) == 0 && file.back() == ']')
+      return k + "\u2026]";
+  }
+  return file;
+}
+
 std::string fold_key(const finding& f) {
   auto& n = f.node;
-  return n.hypothesis + '\n' + n.code + '\n' + sync_kind(n.syncobject) + '\n' + n.file;
+  return n.hypothesis + '\n' + n.code + '\n' + sync_kind(n.syncobject) + '\n' + file_kind(n.file);
 }
 
 // The longest common prefix, component by component ("/Machine/h" for two processes on h).
@@ -154,6 +165,7 @@ folded_finding fold(const std::vector<finding>& members, const std::set<int>& pi
   for (auto& m : members) {
     machines.push_back(m.node.machine);
     if (m.node.syncobject != first.syncobject) e.syncobject = sync_kind(first.syncobject);
+    if (m.node.file != first.file) e.file = file_kind(first.file);
     e.low = std::min(e.low, m.node.value);
     e.high = std::max(e.high, m.node.value);
     if (m.node.since >= 0 && (e.since < 0 || m.node.since < e.since)) e.since = m.node.since;
@@ -161,6 +173,7 @@ folded_finding fold(const std::vector<finding>& members, const std::set<int>& pi
   e.machine = common_prefix(machines);
   auto shown = members.front();
   shown.node.syncobject = e.syncobject;
+  shown.node.file = e.file;
   e.text = first.hypothesis + " " + value_text(first.hypothesis, e.low, e.high) + where_text(shown) +
            " \u2014 in " + std::to_string(pids.size()) + " of " + std::to_string(e.of) + " processes";
   if (e.since >= 0) {

@@ -175,3 +175,23 @@ TEST_CASE("pc folding: many outliers are capped in the line, all kept; hosts nam
         std::string::npos);
   CHECK(folded[0].line.find("job{705}") == std::string::npos);
 }
+
+TEST_CASE("pc folding: each process's own pipe folds as one kind of file, a named file does not",
+          "[pc]") {
+  auto io = [](int pid, std::string file) {
+    auto n = node("ExcessiveIOBlockingTime", "/Code/libc.so.6/__write", thread_of(pid), "true", 1.0);
+    n.file = std::move(file);
+    return n;
+  };
+  std::vector<node_view> nodes = {io(801, "/File/pipe:[11]"), io(802, "/File/pipe:[12]"),
+                                  io(803, "/File/tmp/a.log"), io(804, "/File/tmp/b.log")};
+  auto folded = fold_findings(ranked(nodes), procs({801, 802, 803, 804}));
+  REQUIRE(folded.size() == 3);
+  CHECK(folded[0].file == "/File/pipe:[\u2026]");
+  CHECK(folded[0].pids == std::vector<int>{801, 802});
+  CHECK(folded[0].text ==
+        "ExcessiveIOBlockingTime 100% of time in __write (libc.so.6) \u2014 file /pipe:[\u2026] \u2014 in 2 of 4 "
+        "processes \u2014 since 1.0 s");
+  CHECK_FALSE(folded[1].folded);
+  CHECK_FALSE(folded[2].folded);
+}
