@@ -148,6 +148,7 @@ std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
       out += "  " + std::to_string(++rank) + ". " + f.text + "\n";
       std::size_t shown = 0;
       for (auto& o : f.outliers) {
+        if (!pc::outliers_shown(f)) break;
         if (++shown > pc::outliers_in_line) {
           out += "     \u2026 and " + std::to_string(f.outliers.size() - pc::outliers_in_line) +
                  " more processes\n";

@@ -195,15 +195,20 @@ folded_finding fold(const std::vector<finding>& members, const std::set<int>& pi
       }
     if (o.text.empty()) o.text = shown_there(e, pid, nodes);
     if (o.text.empty()) o.text = "no finding";
-    if (e.outliers.size() < outliers_in_line) e.line += "; process " + o.process + ": " + o.text;
+    if (outliers_shown(e) && e.outliers.size() < outliers_in_line)
+      e.line += "; process " + o.process + ": " + o.text;
     e.outliers.push_back(o);
   }
-  if (e.outliers.size() > outliers_in_line)
+  if (outliers_shown(e) && e.outliers.size() > outliers_in_line)
     e.line += "; \u2026 and " + std::to_string(e.outliers.size() - outliers_in_line) + " more processes";
   return e;
 }
 
 }  // namespace
+
+bool outliers_shown(const folded_finding& f) {
+  return f.folded && 2 * f.pids.size() > f.of;
+}
 
 std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
                                           const std::vector<searched_process>& processes,

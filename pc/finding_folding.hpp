@@ -52,11 +52,17 @@ struct folded_finding {
   double since = -1;             // the earliest member's
   std::vector<outlier> outliers; // folded only: the processes searched not in the group
   std::string text;              // the folded line without outliers (a member's text if not)
-  std::string line;              // text, then "; process …: …" for each outlier (capped)
+  std::string line;              // text, then "; process …: …" for each outlier (capped,
+                                 // and only where outliers_shown)
 };
 
 // At most this many outliers are written into `line` (then "; … and K more processes").
 inline constexpr std::size_t outliers_in_line = 5;
+
+// Whether a person is shown the outliers (in `line`, in the text report): when the group
+// holds most of the processes searched. Below that the others are not outliers but the rest
+// of a mixed job, each in its own finding; `outliers` lists them all the same.
+bool outliers_shown(const folded_finding& f);
 
 // The folded view of ranked findings: one entry per group, in the rank of its best member.
 // `processes` are the processes searched (P); a process that only the findings name counts

@@ -158,19 +158,21 @@ TEST_CASE("pc folding: many outliers are capped in the line, all kept; hosts nam
       node("CPUbound", "/Code/job/relax", "/Machine/a/job{601}", "true", 1.0),
       node("CPUbound", "/Code/job/relax", "/Machine/b/job{601}/job{601}", "true", 1.0),
   };
-  // Two hosts, one pid: the same pid on two hosts is still one pid here (one engine's
-  // processes); the hosts show in the labels.
-  auto processes = procs({601});
+  // The same pid on two hosts is one pid here (one engine's processes): not folded.
+  std::vector<searched_process> processes;
   for (int p = 700; p < 708; ++p) processes.push_back({p, "/Machine/a/job{" + std::to_string(p) + "}", ""});
+  REQUIRE(fold_findings(ranked(nodes), processes).size() == 2);
+  nodes.pop_back();
+  for (int p = 602; p < 610; ++p)
+    nodes.push_back(node("CPUbound", "/Code/job/relax", "/Machine/b/job{" + std::to_string(p) + "}", "true", 1.0));
   auto folded = fold_findings(ranked(nodes), processes);
-  REQUIRE(folded.size() == 2);  // one pid only: not folded
-  nodes[1].machine = "/Machine/b/job{602}/job{602}";
-  folded = fold_findings(ranked(nodes), processes);
   REQUIRE(folded.size() == 1);
   CHECK(folded[0].machine == "/Machine");
-  CHECK(folded[0].of == 10);
+  CHECK(folded[0].of == 17);
+  CHECK(folded[0].pids.size() == 9);
   REQUIRE(folded[0].outliers.size() == 8);
   CHECK(folded[0].outliers[0].process == "a:job{700}");
+  CHECK(folded[0].line.find("in 9 of 17 processes") != std::string::npos);
   CHECK(folded[0].line.find("; process a:job{704}: no finding; \u2026 and 3 more processes") !=
         std::string::npos);
   CHECK(folded[0].line.find("job{705}") == std::string::npos);
@@ -194,4 +196,19 @@ TEST_CASE("pc folding: each process's own pipe folds as one kind of file, a name
         "processes \u2014 since 1.0 s");
   CHECK_FALSE(folded[1].folded);
   CHECK_FALSE(folded[2].folded);
+}
+
+TEST_CASE("pc folding: a group of half the processes or fewer lists no outlier in its line", "[pc]") {
+  std::vector<node_view> nodes = {
+      node("CPUbound", "/Code/job/relax", thread_of(901), "true", 1.0),
+      node("CPUbound", "/Code/job/relax", thread_of(902), "true", 1.0),
+  };
+  auto folded = fold_findings(ranked(nodes), procs({901, 902, 903, 904}));
+  REQUIRE(folded.size() == 1);
+  CHECK_FALSE(outliers_shown(folded[0]));
+  CHECK(folded[0].outliers.size() == 2);  // kept, for --json
+  CHECK(folded[0].line == folded[0].text);
+  folded = fold_findings(ranked(nodes), procs({901, 902, 903}));
+  CHECK(outliers_shown(folded[0]));
+  CHECK(folded[0].line == folded[0].text + "; process job{903}: no finding");
 }
