@@ -152,7 +152,7 @@ TEST_CASE("pc folding: an outlier without a finding shows the hypothesis false t
         "CPUbound 90% of time in relax (job) \u2014 process job{505} \u2014 not concluded");
 }
 
-TEST_CASE("pc folding: many outliers are capped in the line, all kept; hosts named when they differ",
+TEST_CASE("pc folding: many outliers are capped in the line but all kept, hosts named when they differ",
           "[pc]") {
   std::vector<node_view> nodes = {
       node("CPUbound", "/Code/job/relax", "/Machine/a/job{601}", "true", 1.0),
