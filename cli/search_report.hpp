@@ -56,7 +56,8 @@ std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
 
 // [{"rank","hypothesis","focus","low","high","since","processes","of","pids","outliers":
 // [{"pid","process","text"}],"text"}]: "focus" is common to the members ("/SyncObject/Mutex"
-// where their objects differ); "text" the one-line form, outliers included.
+// where their objects differ); "text" the one-line form, outliers included where shown
+// (pc::outliers_shown); "outliers" lists every one.
 std::string folded_json(const std::vector<pc::folded_finding>& folded);
 
 }  // namespace perfdm
