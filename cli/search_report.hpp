@@ -38,7 +38,8 @@ std::string findings_json(const std::vector<finding_info>& findings);
 // Open nodes: the same with "low", "high", "samples" (null when unknown), no "since".
 std::string inconclusive_json(const std::vector<pc::finding>& open);
 
-// The end of the text report: the findings ranked, or what the data showed.
+// The end of the text report over one process: the findings ranked, or what the data showed
+// (folded_findings_text reads the same there; tests/pc_finding_folding_test.cpp holds it).
 std::string findings_text(const std::vector<finding_info>& findings,
                           const std::vector<pc::finding>& open);
 

@@ -3,6 +3,7 @@
 // what names no process, or one process only, reads as before.
 #include <catch2/catch.hpp>
 
+#include "cli/search_report.hpp"
 #include "pc/finding_folding.hpp"
 
 using namespace perfdm::pc;
@@ -211,4 +212,42 @@ TEST_CASE("pc folding: a group of half the processes or fewer lists no outlier i
   folded = fold_findings(ranked(nodes), procs({901, 902, 903}));
   CHECK(outliers_shown(folded[0]));
   CHECK(folded[0].line == folded[0].text + "; process job{903}: no finding");
+}
+
+TEST_CASE("pc folding: perfdm search's report over one process is findings_text's, byte for byte",
+          "[pc]") {
+  std::vector<node_view> nodes = {
+      node("CPUbound", "/Code/job/relax", "/Machine/h/job{11}/w-1{12}", "true", 0.9),
+      node("CPUbound", "/Code/job/relax", "/Machine/h/job{11}/w-2{13}", "true", 0.8),
+      node("ExcessiveSyncWaitingTime", "/Code/job/update", "/Machine", "true", 0.3, 2.0,
+           "/SyncObject/Mutex/0xA"),
+  };
+  std::vector<perfdm::finding_info> infos;
+  for (auto& f : ranked(nodes)) {
+    perfdm::finding_info i;
+    i.rank = infos.size() + 1;
+    i.node = f.node.id;
+    i.hypothesis = f.node.hypothesis;
+    i.code = f.node.code;
+    i.machine = f.node.machine;
+    i.syncobject = f.node.syncobject;
+    i.value = f.node.value;
+    i.since = f.node.since;
+    i.pid = f.pid;
+    i.tid = f.tid;
+    i.text = f.text;
+    infos.push_back(i);
+  }
+  std::vector<finding> open = {finding_of(node("ExcessiveIOBlockingTime", "/Code", "/Machine", "unknown", 0.1), nodes)};
+  auto folded = fold_findings(perfdm::pc_findings(infos, nodes), procs({11}), nodes);
+  CHECK(perfdm::folded_findings_text(folded, open) == perfdm::findings_text(infos, open));
+  CHECK(perfdm::folded_findings_text({}, open) == perfdm::findings_text({}, open));
+  // Two processes of the same: one line, where findings_text has two.
+  nodes[1].machine = "/Machine/h/job{21}/job{21}";
+  infos[1].machine = nodes[1].machine;
+  infos[1].pid = 21;
+  folded = fold_findings(perfdm::pc_findings(infos, nodes), procs({11, 21}), nodes);
+  CHECK(perfdm::folded_findings_text(folded, open) ==
+        "findings, ranked:\n  1. CPUbound 80\u201390% of time in relax (job) \u2014 in 2 of 2 processes \u2014 since 1.0 s\n"
+        "  2. " + infos[2].text + "\nnot concluded when the search ended:\n  " + open[0].text + "\n");
 }
