@@ -297,6 +297,10 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   std::vector<pc::node_view> views;
   for (auto& n : graph.nodes) views.push_back(node_view_of(n));
   auto open = pc::inconclusive_nodes(views, o.json ? views.size() : found.findings.empty() ? 10 : 5);
+  // What repeats across the processes searched, once (pc/finding_folding.hpp).
+  std::vector<pc::searched_process> processes_searched;
+  for (auto& p : watched) processes_searched.push_back({p.pid, "", p.name});
+  auto folded = pc::fold_findings(pc_findings(found.findings, views), processes_searched, views);
 
   std::string how;  // how the search ended, for people
   if (program) {
@@ -326,9 +330,10 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     *report << "{" << program_json << "\"processes\":[" << processes
             << "],\"seconds\":" << shg_json_number(searched)
             << ",\"findings\":" << findings_json(found.findings)
+            << ",\"folded\":" << folded_json(folded)
             << ",\"inconclusive\":" << inconclusive_json(open) << "," << nodes.substr(1) << '\n';
   } else {
-    *report << "(" << how << ")\n" << findings_text(found.findings, open);
+    *report << "(" << how << ")\n" << folded_findings_text(folded, open);
     if (o.shg) *report << "search history graph:\n" << shg_tree(graph.nodes);
   }
   report->flush();

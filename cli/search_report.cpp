@@ -1,6 +1,7 @@
 #include "cli/search_report.hpp"
 
 #include <cmath>
+#include <map>
 
 #include "cli/shg_print.hpp"
 
@@ -103,6 +104,91 @@ std::string findings_text(const std::vector<finding_info>& findings,
     for (auto& f : open) out += "  " + f.text + "\n";
   }
   return out;
+}
+
+std::vector<pc::finding> pc_findings(const std::vector<finding_info>& findings,
+                                     const std::vector<pc::node_view>& nodes) {
+  std::map<std::uint64_t, const pc::node_view*> by_id;
+  for (auto& n : nodes) by_id.emplace(n.id, &n);
+  std::vector<pc::finding> out;
+  for (auto& i : findings) {
+    pc::finding f;
+    auto n = by_id.find(i.node);
+    if (n != by_id.end()) {
+      f = pc::finding_of(*n->second, nodes);
+    } else {  // a node the graph did not hold: what FINDINGS said of it
+      f.node.id = i.node;
+      f.node.hypothesis = i.hypothesis;
+      f.node.code = i.code;
+      f.node.machine = i.machine;
+      f.node.syncobject = i.syncobject;
+      f.node.file = i.file;
+      f.node.state = "true";
+      f.function = i.function;
+    }
+    f.node.value = i.value;
+    f.node.threshold = i.threshold;
+    f.node.since = i.since;
+    f.inconclusive = false;
+    f.pid = i.pid;
+    f.tid = i.tid;
+    f.text = i.text;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
+                                 const std::vector<pc::finding>& open) {
+  std::string out;
+  if (!folded.empty()) {
+    out += "findings, ranked:\n";
+    std::size_t rank = 0;
+    for (auto& f : folded) {
+      out += "  " + std::to_string(++rank) + ". " + f.text + "\n";
+      std::size_t shown = 0;
+      for (auto& o : f.outliers) {
+        if (!pc::outliers_shown(f)) break;
+        if (++shown > pc::outliers_in_line) {
+          out += "     \u2026 and " + std::to_string(f.outliers.size() - pc::outliers_in_line) +
+                 " more processes\n";
+          break;
+        }
+        out += "     process " + o.process + ": " + o.text + "\n";
+      }
+    }
+  } else {
+    out += "no finding: no hypothesis concluded true\n";
+  }
+  if (!open.empty()) {
+    out += folded.empty() ? "what the data showed (not concluded):\n"
+                          : "not concluded when the search ended:\n";
+    for (auto& f : open) out += "  " + f.text + "\n";
+  }
+  return out;
+}
+
+std::string folded_json(const std::vector<pc::folded_finding>& folded) {
+  std::string out = "[";
+  std::size_t rank = 0;
+  for (auto& f : folded) {
+    if (out.size() > 1) out += ',';
+    std::string pids, outliers;
+    for (auto p : f.pids) pids += (pids.empty() ? "" : ",") + std::to_string(p);
+    for (auto& o : f.outliers)
+      outliers += std::string(outliers.empty() ? "" : ",") + "{\"pid\":" + std::to_string(o.pid) +
+                  ",\"process\":" + shg_json_string(o.process) + ",\"text\":" + shg_json_string(o.text) +
+                  "}";
+    out += "{\"rank\":" + std::to_string(++rank) +
+           ",\"hypothesis\":" + shg_json_string(f.members.front().node.hypothesis) +
+           ",\"focus\":" + focus_json(f.code, f.machine, f.syncobject, f.file) +
+           ",\"low\":" + shg_json_number(f.low) + ",\"high\":" + shg_json_number(f.high) +
+           ",\"since\":" + (f.since >= 0 ? shg_json_number(f.since) : "null") +
+           ",\"processes\":" + std::to_string(f.pids.size()) + ",\"of\":" + std::to_string(f.of) +
+           ",\"pids\":[" + pids + "],\"outliers\":[" + outliers + "],\"text\":" + shg_json_string(f.line) +
+           "}";
+  }
+  return out + "]";
 }
 
 }  // namespace perfdm

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "messages/search_messages.hpp"
+#include "pc/finding_folding.hpp"
 #include "pc/findings.hpp"
 
 namespace perfdm {
@@ -37,8 +38,27 @@ std::string findings_json(const std::vector<finding_info>& findings);
 // Open nodes: the same with "low", "high", "samples" (null when unknown), no "since".
 std::string inconclusive_json(const std::vector<pc::finding>& open);
 
-// The end of the text report: the findings ranked, or what the data showed.
+// The end of the text report over one process: the findings ranked, or what the data showed
+// (folded_findings_text reads the same there; tests/pc_finding_folding_test.cpp holds it).
 std::string findings_text(const std::vector<finding_info>& findings,
                           const std::vector<pc::finding>& open);
+
+// FINDINGS' findings as the PC's own (function and caller from the search history graph
+// `nodes`, text as FINDINGS wrote it), in their rank: what pc::fold_findings folds.
+std::vector<pc::finding> pc_findings(const std::vector<finding_info>& findings,
+                                     const std::vector<pc::node_view>& nodes);
+
+// The folded findings, ranked (pc/finding_folding.hpp): each "N. text", then each outlier on
+// a line of its own ("     process job{42}: …", at most pc::outliers_in_line, then "… and K
+// more processes"), then the open nodes as findings_text prints them. With one process this
+// is findings_text's report, byte for byte.
+std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
+                                 const std::vector<pc::finding>& open);
+
+// [{"rank","hypothesis","focus","low","high","since","processes","of","pids","outliers":
+// [{"pid","process","text"}],"text"}]: "focus" is common to the members ("/SyncObject/Mutex"
+// where their objects differ); "text" the one-line form, outliers included where shown
+// (pc::outliers_shown); "outliers" lists every one.
+std::string folded_json(const std::vector<pc::folded_finding>& folded);
 
 }  // namespace perfdm

@@ -262,18 +262,19 @@ std::vector<finding> inconclusive_nodes(const std::vector<node_view>& nodes, std
   return out;
 }
 
-std::string finding_text(const finding& f) {
+std::string value_text(const std::string& hypothesis, double low, double high) {
+  char lo[32], hi[32];
+  bool rate = greater_test(hypothesis);  // the rate hypotheses: seconds per second, a share
+  std::snprintf(lo, sizeof lo, "%.0f", rate ? low * 100 : low);
+  std::snprintf(hi, sizeof hi, "%.0f", rate ? high * 100 : high);
+  std::string v = lo;
+  if (std::string(hi) != v) v += "\u2013" + std::string(hi);
+  return v + (rate ? "% of time" : " bytes per I/O operation");
+}
+
+std::string where_text(const finding& f) {
   auto& n = f.node;
-  std::string out = n.hypothesis;
-  char buf[64];
-  if (greater_test(n.hypothesis)) {
-    // The rate hypotheses: seconds per second, a share of the time.
-    std::snprintf(buf, sizeof buf, " %.0f%% of time", n.value * 100);
-    out += buf;
-  } else {
-    std::snprintf(buf, sizeof buf, " %.0f bytes per I/O operation", n.value);
-    out += buf;
-  }
+  std::string out;
   if (!f.function.empty()) {
     out += " in " + f.function;
     if (!f.caller.empty()) out += " from " + f.caller;
@@ -283,13 +284,26 @@ std::string finding_text(const finding& f) {
   if (!n.syncobject.empty() && n.syncobject != "/SyncObject")
     out += " \u2014 on " + n.syncobject.substr(std::string("/SyncObject/").size());
   if (!n.file.empty() && n.file != "/File") out += " \u2014 file " + n.file.substr(5);
-  auto m = components(n.machine);
-  if (m.size() >= 4)
-    out += " \u2014 thread " + m[3];
-  else if (m.size() == 3)
-    out += " \u2014 process " + m[2];
-  else if (m.size() == 2)
-    out += " \u2014 host " + m[1];
+  return out;
+}
+
+std::string machine_text(const std::string& machine) {
+  auto m = components(machine);
+  if (m.size() >= 4) return " \u2014 thread " + m[3];
+  if (m.size() == 3) return " \u2014 process " + m[2];
+  if (m.size() == 2) return " \u2014 host " + m[1];
+  return "";
+}
+
+finding finding_of(const node_view& n, const std::vector<node_view>& nodes) {
+  return make_finding(n, n.state == "unknown", index_of(nodes));
+}
+
+std::string finding_text(const finding& f) {
+  auto& n = f.node;
+  std::string out = n.hypothesis + " " + value_text(n.hypothesis, n.value, n.value) +
+                    where_text(f) + machine_text(n.machine);
+  char buf[64];
   if (f.inconclusive) {
     out += " \u2014 inconclusive: value " + number(n.value) + " against " + number(n.threshold);
     if (!std::isnan(n.low) && !std::isnan(n.high))

@@ -70,4 +70,16 @@ std::vector<finding> inconclusive_nodes(const std::vector<node_view>& nodes, std
 // an inconclusive node ends "— inconclusive: value 0.25 [0.1, 0.4], 40 samples".
 std::string finding_text(const finding& f);
 
+// finding_text's parts, for the folded findings (pc/finding_folding.hpp):
+// the value, "94% of time" or "94–99% of time" (low and high differ once printed), or
+// "12 bytes per I/O operation";
+std::string value_text(const std::string& hypothesis, double low, double high);
+// where, without /Machine: " in tokenize (pc_cpu) from … — on Mutex/0x… — file /tmp/x";
+std::string where_text(const finding& f);
+// the /Machine part: " — thread pc_cpu{3093}", " — process …", " — host …", or "".
+std::string machine_text(const std::string& machine);
+
+// The finding a node makes (its text, function, caller, pid, tid), as findings() makes it.
+finding finding_of(const node_view& n, const std::vector<node_view>& nodes);
+
 }  // namespace perfdm::pc

@@ -1,0 +1,75 @@
+// Sub-graph folding of the findings (after Paradyn's Distributed Performance Consultant, Roth &
+// Miller, PPoPP 2006): a search over many processes that behave alike finds the same thing in
+// each of them; a person should read it once, with how many processes it stands for, and
+// the processes that differ.
+//
+// Two findings fold when they are the same hypothesis at the same /Code, the same /File and
+// the same kind of /SyncObject (Mutex/0xA and Mutex/0xB fold: an object's address differs
+// between processes; so do pipes and sockets, /File/pipe:[N]), and both name a process in
+// /Machine (host and thread may differ). A
+// group folds when it covers two processes or more; then it says "in N of P processes" and
+// lists its outliers, the processes searched that are not in it, each with its own best
+// finding. Findings at a process-independent focus, and groups of one process, stay as they
+// were, so a search over one process reads exactly as before.
+//
+// The folded line (docs/PROTOCOL.md §12.6):
+//   CPUbound 93–99% of time in relax (cluster_job) — in 7 of 8 processes — since 1.0 s;
+//   process cluster_job{4242}: ExcessiveSyncWaitingTime 71% of time in … — since 0.8 s
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "pc/findings.hpp"
+
+namespace perfdm::pc {
+
+// A process searched: its pid and, when known, its /Machine path ("/Machine/h/job{42}") or
+// its name ("job"): what an outlier that no finding names is called by.
+struct searched_process {
+  int pid = 0;
+  std::string machine;
+  std::string name;
+};
+
+struct outlier {
+  int pid = 0;
+  std::string process;  // "cluster_job{4242}", "host17:cluster_job{4242}" across hosts
+  // Its best finding (none is in the group); where it has none, the group's hypothesis in
+  // it, from `nodes`: "CPUbound 0% of time in relax (job) — process job{42} — concluded
+  // false" (or "— not concluded" for a node still open); else "no finding".
+  std::string text;
+};
+
+struct folded_finding {
+  std::vector<finding> members;  // ranked; members[0] is the group's best
+  std::vector<int> pids;         // the processes it stands for, ascending; empty: none named
+  std::size_t of = 0;            // the processes searched
+  bool folded = false;           // two processes or more: printed in the folded form
+  std::string code, machine, syncobject, file;  // the common focus ("/SyncObject/Mutex")
+  double low = 0, high = 0;      // its members' values
+  double since = -1;             // the earliest member's
+  std::vector<outlier> outliers; // folded only: the processes searched not in the group
+  std::string text;              // the folded line without outliers (a member's text if not)
+  std::string line;              // text, then "; process …: …" for each outlier (capped,
+                                 // and only where outliers_shown)
+};
+
+// At most this many outliers are written into `line` (then "; … and K more processes").
+inline constexpr std::size_t outliers_in_line = 5;
+
+// Whether a person is shown the outliers (in `line`, in the text report): when the group
+// holds most of the processes searched. Below that the others are not outliers but the rest
+// of a mixed job, each in its own finding; `outliers` lists them all the same.
+bool outliers_shown(const folded_finding& f);
+
+// The folded view of ranked findings: one entry per group, in the rank of its best member.
+// `processes` are the processes searched (P); a process that only the findings name counts
+// too. With every finding in one process the result is one unfolded entry per finding.
+// `nodes`, the search history graph, tells what an outlier without a finding showed.
+std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
+                                          const std::vector<searched_process>& processes,
+                                          const std::vector<node_view>& nodes = {});
+
+}  // namespace perfdm::pc
