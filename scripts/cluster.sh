@@ -11,7 +11,8 @@
 #   ("/") once the daemons registered, as a person watching the cluster would.
 #   With --seconds S it runs S seconds and then tears everything down (for benchmarks: it
 #   prints the engine's CPU seconds over the run and how many daemons had registered);
-#   without it, it prints the engine's address and runs until Enter or Ctrl-C.
+#   without it, it prints the engine's address and the tree (TOPOLOGY) once the daemons are
+#   in, and runs until Enter or Ctrl-C.
 # PERFDM=path/to/perfdm (default build/perfdm next to this script).
 set -u
 N=${1:?usage: cluster.sh N [--relays R] [--seconds S] [--no-unshare]}
@@ -95,7 +96,9 @@ if [ -n "$ENABLE" ]; then
   sleep 1
 fi
 if [ -z "$SECONDS_TO_RUN" ]; then
-  echo "cluster: $(registered) of $N daemons registered; Enter or Ctrl-C tears it down"
+  echo "cluster: $(registered) of $N daemons registered; the tree (TOPOLOGY):"
+  "$PERFDM" client 127.0.0.1:$EPORT TOPOLOGY
+  echo "cluster: Enter or Ctrl-C tears it down"
   read -r _
   exit 0
 fi
