@@ -319,6 +319,9 @@ class data_manager : public caf::event_based_actor {
 
   // TOPOLOGY: this engine, its components' links, and each component's subtree, asked of it.
   caf::response_promise on_topology();
+  // Engine time on the wall clock, as remote sources stamp it (now() is virtual time unless
+  // --live-clock): what a link's figures are measured in.
+  time_ns link_now() const;
 
   engine_options options_;
   std::chrono::steady_clock::time_point clock_start_;

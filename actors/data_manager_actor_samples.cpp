@@ -31,7 +31,7 @@ void data_manager::on_source_register(const caf::actor& source, const std::strin
   auto current = collection_set();
   if (!sources_.add(source, component, current)) return;
   monitor(source);
-  if (!component.empty()) links_.insert_or_assign(source.address(), link_meter{now()});
+  if (!component.empty()) links_.insert_or_assign(source.address(), link_meter{link_now()});
   send(source, current);
 }
 
@@ -55,7 +55,7 @@ caf::response_promise data_manager::on_source_samples(std::vector<sample>& sampl
     if (auto err = check_sample(s)) return fail(*err);
   if (auto err = check_watermark(complete_until)) return fail(*err);
   links_[caf::actor_cast<caf::actor_addr>(current_sender())].note(
-      now(), samples.size(), complete_until != no_watermark, complete_until);
+      link_now(), samples.size(), complete_until != no_watermark, complete_until);
   std::vector<sample> complete;
   sources_.aggregate(*component, samples, complete_until, complete);
   record_source_samples(complete);
@@ -179,13 +179,19 @@ caf::response_promise data_manager::on_status() {
   return rp;
 }
 
+time_ns data_manager::link_now() const {
+  auto wall =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return to_ns(wall - origin_);
+}
+
 caf::response_promise data_manager::on_topology() {
   topology_node own;
   own.name = default_component_name();
   own.host = host_name();
   own.kind = "engine";
   std::vector<topology_child> children;
-  const time_ns t = now();
+  const time_ns t = link_now();
   for (auto& source : sources_.sources()) {
     auto* name = sources_.component_of(source.address());
     if (!name) {

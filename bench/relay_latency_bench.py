@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """Latency from a sample's end to its DATA event at the engine, through 0, 1 and 2 relay
-levels (issue 22). Real processes on 127.0.0.1: `perfdm engine --publish`, a chain of LEVEL
-`perfdm relay`s, one `perfdm daemon --attach` of the bundled workload (frames, work.requests)
-at the bottom, and a watcher (`perfdm client --watch`) that enables work.requests over the
-whole program and timestamps every line as it arrives.
+levels (issue 22). Real processes on 127.0.0.1: `perfdm engine --publish --listen`, a chain of
+LEVEL `perfdm relay`s, one `perfdm daemon --attach` of the bundled workload (frames,
+work.requests) at the bottom, and a watcher: this script itself on the engine's TCP gateway
+(DyPer's framing), which enables work.requests over the whole program and timestamps every
+message as it arrives.
 
 A bucket's DATA event can go out only once the bucket's samples arrived: the frame source
 aligns its sampling intervals to multiples of the interval in engine time, equal to the
 bucket width (0.2 s, no fold in a short run), so the last sample of bucket k ends at the
 bucket's end, START + (k + 1) * WIDTH. The latency of bucket k is the engine time at which
 its DATA event reached the watcher minus that end. Engine time on the watcher's clock: the
-engine's STATUS NOW against the wall clock at its reply, the smallest offset of several (the
-reply's own delay is then at most the best round trip). Every process runs on this machine,
-so there is one clock.
+engine's STATUS NOW (engine started with --live-clock, so NOW is its clock) against the wall
+clock at its reply, the smallest offset of several (the error is then at most the best
+round trip, well under a millisecond on loopback). Every process runs on this machine, so
+there is one clock.
 
 Usage: bench/relay_latency_bench.py [--seconds S] [--levels 0 1 2] [--flush-ms MS]
 PERFDM / PERFDM_WORKLOAD: the binaries (default build/perfdm, build/examples/perfdm_workload).
@@ -21,6 +23,7 @@ Results: bench/RESULTS.md.
 import argparse
 import os
 import re
+import socket
 import statistics
 import subprocess
 import sys
@@ -55,8 +58,11 @@ class Run:
         self.procs = []
         self.tmp = tmp
         err = os.path.join(tmp, "engine.err")
-        self.spawn([PERFDM, "engine", "--publish", "127.0.0.1:0"], err, stdin=subprocess.DEVNULL)
+        # --live-clock: STATUS NOW is then the engine's clock (otherwise the latest sample's end).
+        self.spawn([PERFDM, "engine", "--live-clock", "--publish", "127.0.0.1:0", "--listen",
+                    "127.0.0.1:0"], err, stdin=subprocess.DEVNULL)
         port = wait_for(err, r"publishing on 127\.0\.0\.1:(\d+)\n").group(1)
+        self.listen = wait_for(err, r"listening on 127\.0\.0\.1:(\d+)\n").group(1)
         self.engine = "127.0.0.1:" + port
         upstream = self.engine
         for level in range(levels):
@@ -71,11 +77,8 @@ class Run:
         self.spawn([PERFDM, "daemon", "--upstream", upstream, "--name", "node",
                     "--flush-ms", str(flush_ms), "--attach", str(work.pid)], err)
         wait_for(err, r"forwarding to")
-        self.lines = []  # (wall time, line)
-        self.watcher = subprocess.Popen([PERFDM, "client", self.engine, "--watch"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.procs.append(self.watcher)
+        self.lines = []  # (wall time, message)
+        self.sock = socket.create_connection(("127.0.0.1", int(self.listen)))
         self.reader = threading.Thread(target=self.read, daemon=True)
         self.reader.start()
 
@@ -85,14 +88,32 @@ class Run:
         return p
 
     def read(self):
-        for line in self.watcher.stdout:
-            self.lines.append((time.time(), line))
+        # Messages end with a line ENDDYPERMSG (events) or ENDDYPERREPLY (replies).
+        buf = b""
+        message = []
+        while True:
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            now = time.time()
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                text = line.decode().rstrip("\r")
+                if text in ("ENDDYPERMSG", "ENDDYPERREPLY"):
+                    self.lines.append((now, "\n".join(message)))
+                    message = []
+                else:
+                    message.append(text)
 
     def ask(self, request):
-        self.watcher.stdin.write(request + "\n")
-        self.watcher.stdin.flush()
+        self.sock.sendall((request + "\nENDDYPERMSG\n").encode())
 
     def close(self):
+        self.sock.close()
         for p in reversed(self.procs):
             if p.poll() is None:
                 p.kill()
@@ -103,13 +124,14 @@ def measure(levels, seconds, flush_ms):
     with tempfile.TemporaryDirectory(prefix="perfdm_latency.") as tmp:
         run = Run(levels, flush_ms, tmp)
         try:
-            run.ask("STREAM")
-            run.ask("ENABLE STREAM=$STREAM METRIC=work.requests")
+            time.sleep(1.0)  # the attach defines work.requests upstream
+            run.ask("<DYPER PID='DM' COMMAND='STREAM'/>")
+            run.ask("<DYPER PID='DM' COMMAND='ENABLE'><ENABLE STREAM='0' METRIC='work.requests'/></DYPER>")
             end = time.time() + seconds
             while time.time() < end:
-                run.ask("STATUS")
+                run.ask("<DYPER PID='DM' COMMAND='STATUS'/>")
                 time.sleep(0.5)
-            run.ask("DATA MI=0")
+            run.ask("<DYPER PID='DM' COMMAND='DATA'><DATA MI='0'/></DYPER>")
             time.sleep(1.0)
         finally:
             run.close()
@@ -128,16 +150,17 @@ def measure(levels, seconds, flush_ms):
     if not offsets or width is None:
         raise RuntimeError("no STATUS or HISTOGRAM in the watcher's output")
     origin = min(offsets)  # the engine's time 0 on the wall clock, at the best round trip
+    # Buckets that ended before the MI existed come at once with its first event (no data,
+    # VALUE -1): only buckets that began after the ENABLE's reply count.
+    enabled = next(t for t, line in lines if "<MI ID='0'" in line) - origin
     latencies = []
     for t, line in lines:
         if "<DYPER DATA=" not in line:
             continue
         for k in re.findall(r"<V MI='0' PHASE='GLOBAL' BUCKET='(\d+)'", line):
             bucket_end = start + (int(k) + 1) * width
-            latencies.append((t - origin) - bucket_end)
-    # The first buckets include the enable itself (a bucket before the MI existed comes at
-    # once, as nan); keep the buckets that ended after the first second of the run.
-    latencies = latencies[5:]
+            if bucket_end - width >= enabled:
+                latencies.append((t - origin) - bucket_end)
     if len(latencies) < 10:
         raise RuntimeError("too few DATA values: %d" % len(latencies))
     latencies.sort()

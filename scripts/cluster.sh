@@ -88,12 +88,13 @@ registered() { grep -l "forwarding to" "$DIR"/daemon*.err 2>/dev/null | wc -l; }
 echo "cluster: engine 127.0.0.1:$EPORT, $RELAYS relays, $N daemons (files in $DIR)"
 for _ in $(seq 300); do [ "$(registered)" -ge "$N" ] && break; sleep 0.1; done
 if [ -n "$ENABLE" ]; then
-  mkfifo "$DIR/watcher.in"
+  # From a file: `perfdm client` reads its requests up to end of input before it runs them
+  # (a FIFO held open never ends, so nothing was enabled), then keeps watching.
+  printf 'STREAM\nENABLE STREAM=$STREAM METRIC=%s\n' "$ENABLE" >"$DIR/watcher.in"
   "$PERFDM" client 127.0.0.1:$EPORT --watch <"$DIR/watcher.in" >"$DIR/watcher.out" 2>&1 &
   WATCHER=$!
-  exec 3>"$DIR/watcher.in"  # held open: the watcher reads its requests, then keeps watching
-  printf 'STREAM\nENABLE STREAM=$STREAM METRIC=%s\n' "$ENABLE" >&3
-  sleep 1
+  for _ in $(seq 100); do grep -q "<MI ID=" "$DIR/watcher.out" 2>/dev/null && break; sleep 0.1; done
+  grep -q "<MI ID=" "$DIR/watcher.out" || echo "cluster: the watcher did not enable $ENABLE: $(cat "$DIR/watcher.out")" >&2
 fi
 if [ -z "$SECONDS_TO_RUN" ]; then
   echo "cluster: $(registered) of $N daemons registered; the tree (TOPOLOGY):"
