@@ -148,6 +148,14 @@ TEST_CASE("relay: a relay under a relay (two levels) carries the data the same",
   CHECK(status.out.find("<COMPONENT NAME='relay-top'/>") != std::string::npos);
   CHECK(status.out.find("relay-left") == std::string::npos);
   check_whole_is_sum(engine, w1, w2);
+  // TOPOLOGY sees through both levels: relay-top holds relay-left (holding node-1) and node-2.
+  auto t = run_client(engine.address(), {"TOPOLOGY"}).out;
+  INFO(t);
+  CHECK(std::regex_search(
+      t, std::regex("<NODE NAME='relay-top' HOST='[^']*' KIND='relay'[^>]* COMPONENTS='2'[^>]*>"
+                    "<NODE NAME='node-2' [^>]*KIND='daemon'[^>]*></NODE>"
+                    "<NODE NAME='relay-left' [^>]*KIND='relay'[^>]* COMPONENTS='1'[^>]*>"
+                    "<NODE NAME='node-1' [^>]*KIND='daemon'[^>]*></NODE></NODE></NODE>")));
   top.proc().signal(SIGTERM);
   CHECK(top.proc().wait() == 0);
   CHECK(left.proc().wait() == 1);
