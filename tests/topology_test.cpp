@@ -1,12 +1,18 @@
-// TOPOLOGY (issue 22) without actors: the codec (request round trip, the printed tree), the
+// TOPOLOGY (issue 22): the codec (request round trip, the printed tree), the
 // reply's serialisation across the network, a link's figures (dm/link_meter) and the tree
-// put together from the children's answers (dm/topology_tree).
+// put together from the children's answers (dm/topology_tree), and a node's answer when a
+// child below does not answer (actors/topology_probe.hpp, in one process).
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
 #include <caf/deep_to_string.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
 #include <catch2/catch.hpp>
+#include <chrono>
+
+#include "actors/topology_probe.hpp"
 
 #include "dm/link_meter.hpp"
 #include "dm/topology_tree.hpp"
@@ -198,4 +204,44 @@ TEST_CASE("a malformed answer still grafts as a tree", "[topology]") {
   CHECK(tree[0].components == 2);
   CHECK(print_reply_body(caf::make_message(topology_reply{tree})).find("NAME='y'") !=
         std::string::npos);
+}
+
+TEST_CASE("a child that does not answer is listed as known, within the budget", "[topology]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  // A child that takes the probe and never answers (a hung node), and one that does.
+  auto silent = sys.spawn([](caf::event_based_actor* self) -> caf::behavior {
+    return {[=](topology_probe&) -> caf::response_promise { return self->make_response_promise(); }};
+  });
+  auto daemon = sys.spawn([]() -> caf::behavior {
+    return {[](topology_probe&) { return topology_reply{{node("d-self", "daemon")}}; }};
+  });
+  auto relay = sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
+    return {[=](topology_query) {
+      auto quiet = node("quiet", "");
+      quiet.samples_per_s = 4;
+      std::vector<topology_child> children{{silent, quiet}, {daemon, node("loud", "")}};
+      return answer_topology(self, node("me", "relay"), std::move(children), 400);
+    }};
+  });
+  caf::scoped_actor asker{sys};
+  const auto start = std::chrono::steady_clock::now();
+  topology_reply r;
+  asker->request(relay, std::chrono::seconds(10), topology_query{})
+      .receive([&](topology_reply& x) { r = std::move(x); },
+               [&](caf::error& e) { FAIL("no answer: " << sys.render(e)); });
+  const auto took = std::chrono::steady_clock::now() - start;
+  CHECK(took < std::chrono::milliseconds(2000));  // half of 400 ms per child, not for ever
+  REQUIRE(r.nodes.size() == 3);
+  CHECK(r.nodes[0].name == "me");
+  CHECK(r.nodes[1].name == "loud");  // in the order of their names
+  CHECK(r.nodes[1].kind == "daemon");
+  CHECK(r.nodes[1].host == "h-d-self");
+  CHECK(r.nodes[2].name == "quiet");
+  CHECK(r.nodes[2].kind == "");  // did not answer: what its parent knows
+  CHECK(r.nodes[2].samples_per_s == 4);
+  CHECK(r.nodes[0].components == 1);
+  anon_send_exit(silent, caf::exit_reason::user_shutdown);
+  anon_send_exit(daemon, caf::exit_reason::user_shutdown);
+  anon_send_exit(relay, caf::exit_reason::user_shutdown);
 }
