@@ -18,14 +18,19 @@
 #include "messages/process_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
+#include "messages/topology_messages.hpp"
 #include "shm/frame_clock.hpp"
 
 namespace perfdm {
 
-std::string default_component_name() {
+std::string host_name() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");
-  return std::string(host) + ":" + std::to_string(getpid());
+  return host;
+}
+
+std::string default_component_name() {
+  return host_name() + ":" + std::to_string(getpid());
 }
 
 namespace {
@@ -95,6 +100,16 @@ class daemon_relay : public caf::event_based_actor {
                                    static_cast<std::uint64_t>(sources_.size()));
         },
         [=](relay_watermark_atom) { return sent_watermark_; },
+        // TOPOLOGY: a daemon is a leaf; its parent measures its link.
+        [=](topology_probe&) {
+          topology_node own;
+          own.name = options_.component;
+          own.host = host_name();
+          own.kind = "daemon";
+          own.components = 1;
+          own.sources = sources_.size();
+          return topology_reply{{own}};
+        },
         [=](attach_request& x) { return ask_registry(std::move(x)); },
         [=](detach_request& x) { return ask_registry(std::move(x)); },
         [=](watch_request& x) { return ask_registry(std::move(x)); },

@@ -16,6 +16,7 @@
 // - spawns the local process registry once the first source_update told it the engine's
 //   time origin, so local samples are stamped in engine time, and serves ATTACH, WATCH
 //   and the other process requests with it.
+// It answers its parent's topology_probe with its own node (kind daemon, its local sources).
 // It ends when the upstream goes down.
 #pragma once
 
@@ -51,5 +52,8 @@ caf::actor spawn_daemon_relay(caf::actor_system& sys, caf::actor upstream, relay
 
 // "<hostname>:<pid>" of this process.
 std::string default_component_name();
+
+// This host's name (its UTS namespace's), for TOPOLOGY.
+std::string host_name();
 
 }  // namespace perfdm

@@ -89,6 +89,10 @@ caf::behavior data_manager::make_behavior() {
         record(x, false);
         return on_status();
       },
+      [=](topology_query x) {
+        record_live(x);  // the tree is live: replay has none
+        return on_topology();
+      },
       [=](source_register& x) { on_source_register(x.source, x.component); },
       [=](source_unregister& x) {
         recording_.comment(now(), sender_id(), "stopped sending");

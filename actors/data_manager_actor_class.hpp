@@ -26,6 +26,7 @@
 #include "actors/search_actor.hpp"
 #include "dm/dm_tables.hpp"
 #include "dm/fold_order.hpp"
+#include "dm/link_meter.hpp"
 #include "dm/sample_check.hpp"
 #include "dm/session_recording.hpp"
 #include "dm/source_set.hpp"
@@ -39,6 +40,7 @@
 #include "messages/process_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
+#include "messages/topology_messages.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm::detail {
@@ -315,10 +317,17 @@ class data_manager : public caf::event_based_actor {
 
   caf::response_promise on_status();
 
+  // TOPOLOGY: this engine, its components' links, and each component's subtree, asked of it.
+  caf::response_promise on_topology();
+  // Engine time on the wall clock, as remote sources stamp it (now() is virtual time unless
+  // --live-clock): what a link's figures are measured in.
+  time_ns link_now() const;
+
   engine_options options_;
   std::chrono::steady_clock::time_point clock_start_;
   double origin_;       // engine time 0, seconds since the Unix epoch (for remote sources)
   source_set sources_;  // registered data sources, and the components' aggregation
+  std::map<caf::actor_addr, link_meter> links_;  // what each component's link carries
   phase_manager_actor_type phase_manager_;
   sampling_interval_actor_type interval_actor_;
   caf::actor registry_;  // observed processes and their frame ingest actors

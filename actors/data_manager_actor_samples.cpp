@@ -1,6 +1,8 @@
 // The data manager's data sources, samples, folds and reading
 // (actors/data_manager_actor_class.hpp).
 #include "actors/data_manager_actor_class.hpp"
+#include "actors/daemon_relay_actor.hpp"
+#include "actors/topology_probe.hpp"
 
 namespace perfdm::detail {
 
@@ -29,12 +31,14 @@ void data_manager::on_source_register(const caf::actor& source, const std::strin
   auto current = collection_set();
   if (!sources_.add(source, component, current)) return;
   monitor(source);
+  if (!component.empty()) links_.insert_or_assign(source.address(), link_meter{link_now()});
   send(source, current);
 }
 
 void data_manager::on_source_gone(const caf::actor_addr& source) {
   std::vector<sample> complete;
   auto name = sources_.remove(source, complete);
+  links_.erase(source);
   if (!name) return;
   for (auto& [h, a] : streams_) send(a, component_removed_event{h, *name});
   if (!complete.empty()) caf::anon_send(this, source_samples{std::move(complete)});
@@ -50,6 +54,8 @@ caf::response_promise data_manager::on_source_samples(std::vector<sample>& sampl
   for (auto& s : samples)
     if (auto err = check_sample(s)) return fail(*err);
   if (auto err = check_watermark(complete_until)) return fail(*err);
+  links_[caf::actor_cast<caf::actor_addr>(current_sender())].note(
+      link_now(), samples.size(), complete_until != no_watermark, complete_until);
   std::vector<sample> complete;
   sources_.aggregate(*component, samples, complete_until, complete);
   record_source_samples(complete);
@@ -171,6 +177,35 @@ caf::response_promise data_manager::on_status() {
       },
       [=]() mutable { rp.deliver(*out); }, rp);
   return rp;
+}
+
+time_ns data_manager::link_now() const {
+  auto wall =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return to_ns(wall - origin_);
+}
+
+caf::response_promise data_manager::on_topology() {
+  topology_node own;
+  own.name = default_component_name();
+  own.host = host_name();
+  own.kind = "engine";
+  std::vector<topology_child> children;
+  const time_ns t = link_now();
+  for (auto& source : sources_.sources()) {
+    auto* name = sources_.component_of(source.address());
+    if (!name) {
+      ++own.sources;  // a local source: a process this engine watches or attached itself
+      continue;
+    }
+    topology_child c{source, {}};
+    c.known.name = *name;
+    if (auto l = links_.find(source.address()); l != links_.end())
+      measure_link(c.known, l->second, t);
+    own.samples_per_s += c.known.samples_per_s;
+    children.push_back(std::move(c));
+  }
+  return answer_topology(this, own, std::move(children), topology_probe{}.budget_ms);
 }
 
 }  // namespace perfdm::detail

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "actors/daemon_relay_actor.hpp"
+#include "actors/topology_probe.hpp"
 #include "dm/component_aggregator.hpp"
+#include "dm/link_meter.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/source_messages.hpp"
 
@@ -52,6 +54,7 @@ class relay_node : public caf::event_based_actor {
           auto name = x.component;
           if (name.empty()) name = "child-" + std::to_string(x.source.id());
           children_.emplace(x.source.address(), name);
+          links_.insert_or_assign(x.source.address(), link_meter{have_update_ ? now() : 0});
           if (!aggregator_.is_component(name)) aggregator_.add_component(name);
           if (have_update_) send(x.source, last_);
         },
@@ -67,6 +70,9 @@ class relay_node : public caf::event_based_actor {
             return ack;
           }
           received_ += x.samples.size();
+          if (have_update_)
+            links_[i->first].note(now(), x.samples.size(), x.complete_until != no_watermark,
+                                  x.complete_until);
           std::vector<sample> complete;
           std::vector<sample> valid;
           valid.reserve(x.samples.size());
@@ -90,6 +96,23 @@ class relay_node : public caf::event_based_actor {
         [=](watermark_atom) {
           if (buffer_.empty()) flush();
           delayed_send(this, options_.flush_period, watermark_atom::value);
+        },
+        // TOPOLOGY, asked by the parent: this relay, and below it each child's subtree with
+        // the figures of its link as measured here.
+        [=](topology_probe& p) {
+          topology_node own;
+          own.name = options_.component;
+          own.host = host_name();
+          own.kind = "relay";
+          std::vector<topology_child> children;
+          const time_ns t = have_update_ ? now() : 0;
+          for (auto& [addr, name] : children_) {
+            topology_child c{caf::actor_cast<caf::actor>(addr), {}};
+            c.known.name = name;
+            if (auto l = links_.find(addr); l != links_.end()) measure_link(c.known, l->second, t);
+            children.push_back(std::move(c));
+          }
+          return answer_topology(this, own, std::move(children), p.budget_ms);
         },
         [=](define_metric& x) {
           auto rp = make_response_promise<metric_info>();
@@ -169,6 +192,7 @@ class relay_node : public caf::event_based_actor {
     if (i == children_.end()) return;
     auto name = i->second;
     children_.erase(i);
+    links_.erase(child);
     for (auto& [addr, other] : children_)
       if (other == name) return;  // another live child shares the name
     std::vector<sample> complete;
@@ -220,6 +244,7 @@ class relay_node : public caf::event_based_actor {
   component_aggregator aggregator_;
   std::map<caf::actor_addr, std::string> children_;  // live children and their names
   std::map<std::string, time_ns> watermarks_;        // the latest of each live child
+  std::map<caf::actor_addr, link_meter> links_;      // what each live child's link carries
   std::map<std::uint64_t, std::string> metric_of_;   // MI id -> metric name
   std::map<std::string, metric_style> styles_;       // metric name -> style
   source_update last_;

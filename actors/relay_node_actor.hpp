@@ -15,6 +15,8 @@
 // - forwards every other request (DEFINE, STATUS, ENABLE, ...) upstream, where the metric
 //   instances live, and the answer back; it learns each metric's style from the DEFINEs that
 //   pass through and from the upstream's metric list;
+// - answers its parent's topology_probe with itself and its children's subtrees, asked of
+//   them (actors/topology_probe.hpp), with each child's link figures measured here;
 // - ends when its upstream goes down (its children then see their upstream go down).
 #pragma once
 

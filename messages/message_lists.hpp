@@ -11,6 +11,7 @@
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/search_messages.hpp"
+#include "messages/topology_messages.hpp"
 
 namespace perfdm {
 
@@ -24,7 +25,7 @@ using request_types =
               write_log, attach_request, detach_request, list_processes, frames_stats_query,
               ping, who_request, watch_request, unwatch_request, profile_request,
               stacks_request, search_request, shg_request, callgraph_request,
-              findings_request, evidence_note>;
+              findings_request, evidence_note, topology_query>;
 // The requests about observed processes: the data manager passes each to its process
 // registry, which answers it (docs/PROTOCOL.md). A new process request is listed here.
 using process_request_types =
@@ -37,7 +38,7 @@ using reply_types = type_list<metric_info, resource_info, phase_info, metric_lis
                               process_info, process_list, frames_stats, pong, who_reply,
                               cpu_profile_report, stacks_report, process_command_reply,
                               search_info, shg_reply, callgraph_report, findings_reply,
-                              flamegraph_report, timeline_report>;
+                              flamegraph_report, timeline_report, topology_reply>;
 using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
                               new_metric_event, new_resource_event, component_removed_event,
                               shg_node_event>;

@@ -57,6 +57,7 @@ PERFDM_REPLY_OF(shg_request, shg_reply)
 PERFDM_REPLY_OF(callgraph_request, callgraph_report)
 PERFDM_REPLY_OF(findings_request, findings_reply)
 PERFDM_REPLY_OF(evidence_note, ok_reply)
+PERFDM_REPLY_OF(topology_query, topology_reply)
 // DyPer's per-process commands and DYPATCH (targets other than DM in the XML).
 PERFDM_REPLY_OF(process_command, process_command_reply)
 // The data-source protocol (messages/source_messages.hpp). The data manager itself answers

@@ -12,6 +12,7 @@
 #include "messages/record_messages.hpp"
 #include "messages/search_messages.hpp"
 #include "messages/source_messages.hpp"
+#include "messages/topology_messages.hpp"
 
 namespace perfdm {
 
@@ -89,6 +90,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(evidence_call);
   PERFDM_REGISTER(std::vector<evidence_call>);
   PERFDM_REGISTER(evidence_note);
+  PERFDM_REGISTER(topology_query);
+  PERFDM_REGISTER(topology_node);
+  PERFDM_REGISTER(std::vector<topology_node>);
+  PERFDM_REGISTER(topology_reply);
+  PERFDM_REGISTER(topology_probe);
   PERFDM_REGISTER(collecting_mi);
   PERFDM_REGISTER(std::vector<collecting_mi>);
   PERFDM_REGISTER(source_update);

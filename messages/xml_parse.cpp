@@ -19,6 +19,7 @@
 #include "messages/process_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/search_messages.hpp"
+#include "messages/topology_messages.hpp"
 #include "messages/xml_evidence.hpp"
 #include "messages/xml_parse_support.hpp"
 
@@ -314,6 +315,7 @@ const command_entry dm_commands[] = {
     {"CALLGRAPH", parse_callgraph},
     {"FINDINGS", parse_findings},
     {"EVIDENCE", parse_evidence},
+    {"TOPOLOGY", no_argument<topology_query>},
 };
 
 // A request for a process: `<DYPER PID='pid' COMMAND>` or `<DYPATCH PID='pid' COMMAND>`.

@@ -20,6 +20,7 @@
 #include "messages/xml_evidence.hpp"
 #include "messages/xml_element.hpp"
 #include "messages/xml_print_process_reports.hpp"
+#include "messages/xml_print_topology.hpp"
 #include "messages/xml_text.hpp"
 
 namespace perfdm {
@@ -71,6 +72,9 @@ printed_request request_parts(const list_phases&) {
 }
 printed_request request_parts(const status_query&) {
   return {"STATUS", ""};
+}
+printed_request request_parts(const topology_query&) {
+  return {"TOPOLOGY", ""};
 }
 printed_request request_parts(const samplerate_query&) {
   return {"SAMPLERATE", ""};

@@ -11,7 +11,8 @@
 #   ("/") once the daemons registered, as a person watching the cluster would.
 #   With --seconds S it runs S seconds and then tears everything down (for benchmarks: it
 #   prints the engine's CPU seconds over the run and how many daemons had registered);
-#   without it, it prints the engine's address and runs until Enter or Ctrl-C.
+#   without it, it prints the engine's address and the tree (TOPOLOGY) once the daemons are
+#   in, and runs until Enter or Ctrl-C.
 # PERFDM=path/to/perfdm (default build/perfdm next to this script).
 set -u
 N=${1:?usage: cluster.sh N [--relays R] [--seconds S] [--no-unshare]}
@@ -87,15 +88,18 @@ registered() { grep -l "forwarding to" "$DIR"/daemon*.err 2>/dev/null | wc -l; }
 echo "cluster: engine 127.0.0.1:$EPORT, $RELAYS relays, $N daemons (files in $DIR)"
 for _ in $(seq 300); do [ "$(registered)" -ge "$N" ] && break; sleep 0.1; done
 if [ -n "$ENABLE" ]; then
-  mkfifo "$DIR/watcher.in"
+  # From a file: `perfdm client` reads its requests up to end of input before it runs them
+  # (a FIFO held open never ends, so nothing was enabled), then keeps watching.
+  printf 'STREAM\nENABLE STREAM=$STREAM METRIC=%s\n' "$ENABLE" >"$DIR/watcher.in"
   "$PERFDM" client 127.0.0.1:$EPORT --watch <"$DIR/watcher.in" >"$DIR/watcher.out" 2>&1 &
   WATCHER=$!
-  exec 3>"$DIR/watcher.in"  # held open: the watcher reads its requests, then keeps watching
-  printf 'STREAM\nENABLE STREAM=$STREAM METRIC=%s\n' "$ENABLE" >&3
-  sleep 1
+  for _ in $(seq 100); do grep -q "<MI ID=" "$DIR/watcher.out" 2>/dev/null && break; sleep 0.1; done
+  grep -q "<MI ID=" "$DIR/watcher.out" || echo "cluster: the watcher did not enable $ENABLE: $(cat "$DIR/watcher.out")" >&2
 fi
 if [ -z "$SECONDS_TO_RUN" ]; then
-  echo "cluster: $(registered) of $N daemons registered; Enter or Ctrl-C tears it down"
+  echo "cluster: $(registered) of $N daemons registered; the tree (TOPOLOGY):"
+  "$PERFDM" client 127.0.0.1:$EPORT TOPOLOGY
+  echo "cluster: Enter or Ctrl-C tears it down"
   read -r _
   exit 0
 fi

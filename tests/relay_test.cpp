@@ -148,6 +148,14 @@ TEST_CASE("relay: a relay under a relay (two levels) carries the data the same",
   CHECK(status.out.find("<COMPONENT NAME='relay-top'/>") != std::string::npos);
   CHECK(status.out.find("relay-left") == std::string::npos);
   check_whole_is_sum(engine, w1, w2);
+  // TOPOLOGY sees through both levels: relay-top holds relay-left (holding node-1) and node-2.
+  auto t = run_client(engine.address(), {"TOPOLOGY"}).out;
+  INFO(t);
+  CHECK(std::regex_search(
+      t, std::regex("<NODE NAME='relay-top' HOST='[^']*' KIND='relay'[^>]* COMPONENTS='2'[^>]*>"
+                    "<NODE NAME='node-2' [^>]*KIND='daemon'[^>]*></NODE>"
+                    "<NODE NAME='relay-left' [^>]*KIND='relay'[^>]* COMPONENTS='1'[^>]*>"
+                    "<NODE NAME='node-1' [^>]*KIND='daemon'[^>]*></NODE></NODE></NODE>")));
   top.proc().signal(SIGTERM);
   CHECK(top.proc().wait() == 0);
   CHECK(left.proc().wait() == 1);
@@ -197,4 +205,72 @@ TEST_CASE("relay: daemons in UTS namespaces of their own are separate hosts unde
     return r.find("/Machine/perfdm-test-host-a/") != std::string::npos &&
            r.find("/Machine/perfdm-test-host-b/") != std::string::npos;
   }));
+}
+
+namespace {
+
+// The attribute `key` of the NODE named `name` in a TOPOLOGY reply ("" when no such node).
+std::string node_attribute(const std::string& topology, const std::string& name,
+                           const std::string& key) {
+  std::smatch m;
+  std::regex node("<NODE NAME='" + name + "'[^>]*>");
+  if (!std::regex_search(topology, m, node)) return "";
+  std::smatch a;
+  std::string text = m[0].str();
+  if (!std::regex_search(text, a, std::regex(" " + key + "='([^']*)'"))) return "";
+  return a[1].str();
+}
+
+}  // namespace
+
+TEST_CASE("relay: TOPOLOGY shows the relay, its daemons and their links; a killed daemon leaves it",
+          "[relay][remote][topology]") {
+  published_engine engine;
+  relay_process relay(engine.address(), "relay-t");
+  test::workload w1, w2;
+  auto d1 = start_daemon(relay.address(), "node-t1", w1);
+  auto d2 = start_daemon(relay.address(), "node-t2", w2);
+  REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
+  auto topology = [&] { return run_client(engine.address(), {"TOPOLOGY"}).out; };
+
+  // The tree: the engine, the relay below it, both daemons below the relay.
+  std::string t;
+  REQUIRE(eventually([&] {
+    t = topology();
+    return t.find("NAME='node-t1'") != std::string::npos &&
+           t.find("NAME='node-t2'") != std::string::npos;
+  }));
+  INFO(t);
+  CHECK(std::regex_search(
+      t, std::regex("<TOPOLOGY><NODE NAME='[^']*' HOST='[^']*' KIND='engine'[^>]*>"
+                    "<NODE NAME='relay-t' HOST='[^']*' KIND='relay'[^>]*>"
+                    "(<NODE NAME='node-t[12]' HOST='[^']*' KIND='daemon'[^>]*></NODE>){2}"
+                    "</NODE></NODE></TOPOLOGY>")));
+  CHECK(node_attribute(t, "relay-t", "COMPONENTS") == "2");
+  CHECK(node_attribute(t, "node-t1", "SOURCES") == "1");  // its attached workload
+  // The relay's watermark goes up every flush, data or not: its link has a lag.
+  CHECK_FALSE(node_attribute(t, "relay-t", "LAG_S").empty());
+
+  // Once data flows, every link carries samples.
+  auto watcher = start_client(engine.address(), {"--watch"},
+                              "STREAM\nENABLE STREAM=$STREAM METRIC=work.requests\n");
+  REQUIRE(eventually([&] {
+    t = topology();
+    for (auto name : {"relay-t", "node-t1", "node-t2"}) {
+      auto rate = node_attribute(t, name, "SAMPLES_PER_S");
+      if (rate.empty() || std::stod(rate) <= 0) return false;
+    }
+    return true;
+  }));
+  // Asked of the relay, TOPOLOGY is the engine's (the relay passes it up).
+  CHECK(run_client(relay.address(), {"TOPOLOGY"}).out.find("KIND='engine'") != std::string::npos);
+
+  // A daemon killed is gone from the tree; the other stays.
+  d1->signal(SIGKILL);
+  REQUIRE(eventually([&] {
+    t = topology();
+    return t.find("NAME='node-t1'") == std::string::npos;
+  }));
+  CHECK(t.find("NAME='node-t2'") != std::string::npos);
+  CHECK(node_attribute(t, "relay-t", "COMPONENTS") == "1");
 }
