@@ -223,7 +223,7 @@ std::string node_attribute(const std::string& topology, const std::string& name,
 
 }  // namespace
 
-TEST_CASE("relay: TOPOLOGY shows the relay, its daemons and their links; a killed daemon leaves it",
+TEST_CASE("relay: TOPOLOGY shows the relay, its daemons and their links, and a killed daemon leaves it",
           "[relay][remote][topology]") {
   published_engine engine;
   relay_process relay(engine.address(), "relay-t");

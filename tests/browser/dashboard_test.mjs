@@ -23,7 +23,7 @@ async function main() {
   const pid = await processes.workload(workloadBinary, 60);
   // A small base width: buckets complete every 5 ms, and the global histogram folds after 5 s.
   const url = await processes.engine(perfdm, ['--base-width', '0.005', '--pid', pid]);
-  const opened = await openDashboard(puppeteer, chromium, url, consoleErrors, 15000);
+  const opened = await openDashboard(puppeteer, chromium, url, consoleErrors, 30000);
   browser = opened.browser;
   const page = opened.page;
 
