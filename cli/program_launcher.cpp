@@ -209,14 +209,24 @@ std::optional<int> launched_program::wait_status() {
 }
 
 int launched_program::terminate(double grace_s) {
-  if (auto s = wait_status()) return *s;
+  // The processes the program started end with it: `sh -c 'sqlite3 db < file'` killed alone
+  // leaves sqlite3 running.
+  auto signal_all = [this](int signal) {
+    for (auto d : descendants()) kill(d, signal);
+  };
+  if (auto s = wait_status()) return *s;  // it ended by itself: what it left running stays
   release();  // a program still held would never see the signal's handler run
+  signal_all(SIGTERM);
   kill(pid_, SIGTERM);
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
   while (std::chrono::steady_clock::now() < until) {
-    if (auto s = wait_status()) return *s;
+    if (auto s = wait_status()) {
+      signal_all(SIGKILL);  // what did not end with it (ignores SIGTERM, or was its orphan)
+      return *s;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  signal_all(SIGKILL);
   kill(pid_, SIGKILL);
   for (int i = 0; i < 500; ++i) {
     if (auto s = wait_status()) return *s;

@@ -39,7 +39,8 @@ class launched_program {
   void release();
   // Its wait status once it has ended (non-blocking).
   std::optional<int> wait_status();
-  // SIGTERM; SIGKILL after `grace_s` if it still runs. Returns its wait status.
+  // SIGTERM to it and every process below it; SIGKILL to what is left once it has ended, or
+  // to all after `grace_s`. Nothing when it has ended by itself. Returns its wait status.
   int terminate(double grace_s);
   // The processes below it now (children, grandchildren…, orphans the middle adopted),
   // read from /proc.

@@ -89,12 +89,25 @@ std::string inconclusive_json(const std::vector<pc::finding>& open) {
   return out + "]";
 }
 
+namespace {
+
+// "  … and K more findings (…)\n" past findings_in_list, "" otherwise.
+std::string more_findings(std::size_t count) {
+  if (count <= findings_in_list) return "";
+  return "  \u2026 and " + std::to_string(count - findings_in_list) +
+         " more findings (--json or --shg lists every one)\n";
+}
+
+}  // namespace
+
 std::string findings_text(const std::vector<finding_info>& findings,
                           const std::vector<pc::finding>& open) {
   std::string out;
   if (!findings.empty()) {
     out += "findings, ranked:\n";
-    for (auto& f : findings) out += "  " + std::to_string(f.rank) + ". " + f.text + "\n";
+    for (std::size_t i = 0; i < findings.size() && i < findings_in_list; ++i)
+      out += "  " + std::to_string(findings[i].rank) + ". " + findings[i].text + "\n";
+    out += more_findings(findings.size());
   } else {
     out += "no finding: no hypothesis concluded true\n";
   }
@@ -145,6 +158,7 @@ std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
     out += "findings, ranked:\n";
     std::size_t rank = 0;
     for (auto& f : folded) {
+      if (rank == findings_in_list) break;
       out += "  " + std::to_string(++rank) + ". " + f.text + "\n";
       std::size_t shown = 0;
       for (auto& o : f.outliers) {
@@ -157,6 +171,7 @@ std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
         out += "     process " + o.process + ": " + o.text + "\n";
       }
     }
+    out += more_findings(folded.size());
   } else {
     out += "no finding: no hypothesis concluded true\n";
   }

@@ -38,6 +38,11 @@ std::string findings_json(const std::vector<finding_info>& findings);
 // Open nodes: the same with "low", "high", "samples" (null when unknown), no "since".
 std::string inconclusive_json(const std::vector<pc::finding>& open);
 
+// The ranked list of the text report shows this many findings, then "… and K more findings":
+// an I/O pattern (TooManySmallIOOps) is true at every I/O call on its stacks and would bury
+// the rest; --json and --shg list every one.
+inline constexpr std::size_t findings_in_list = 8;
+
 // The end of the text report over one process: the findings ranked, or what the data showed
 // (folded_findings_text reads the same there; tests/pc_finding_folding_test.cpp holds it).
 std::string findings_text(const std::vector<finding_info>& findings,

@@ -251,3 +251,22 @@ TEST_CASE("pc folding: perfdm search's report over one process is findings_text'
         "findings, ranked:\n  1. CPUbound 80\u201390% of time in relax (job) \u2014 in 2 of 2 processes \u2014 since 1.0 s\n"
         "  2. " + infos[2].text + "\nnot concluded when the search ended:\n  " + open[0].text + "\n");
 }
+
+TEST_CASE("pc search report: the ranked list stops at eight findings and says how many more",
+          "[pc]") {
+  std::vector<perfdm::finding_info> infos;
+  for (int i = 1; i <= 11; ++i) {
+    perfdm::finding_info f;
+    f.rank = static_cast<std::uint64_t>(i);
+    f.text = "TooManySmallIOOps " + std::to_string(1000 + i) + " bytes per I/O operation in f" +
+             std::to_string(i) + " (libsqlite3.so.0)";
+    infos.push_back(f);
+  }
+  auto text = perfdm::findings_text(infos, {});
+  CHECK(text.find("  8. TooManySmallIOOps 1008") != std::string::npos);
+  CHECK(text.find("  9. ") == std::string::npos);
+  CHECK(text.find("  \u2026 and 3 more findings (--json or --shg lists every one)\n") !=
+        std::string::npos);
+  infos.resize(8);
+  CHECK(perfdm::findings_text(infos, {}).find("more findings") == std::string::npos);
+}

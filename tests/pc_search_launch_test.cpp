@@ -82,6 +82,28 @@ TEST_CASE("pc launch: --seconds ends the search and the program", "[pc][pc-live]
   CHECK(r.out.find("killed by signal 15") != std::string::npos);
 }
 
+TEST_CASE("pc launch: --seconds ends what the program started too", "[pc][pc-live]") {
+  // sh waits for sleep (no exec: the `exit 0` follows); ending sh alone would leave sleep.
+  auto r = run("--seconds 1.5 --json -- sh -c 'sleep 30; exit 0'");
+  INFO(r.out);
+  CHECK(r.status == 0);
+  std::vector<int> pids;
+  static const std::regex pid_re("\\{\"pid\":([0-9]+),\"name\":\"(sh|sleep)\"\\}");
+  for (std::sregex_iterator i(r.out.begin(), r.out.end(), pid_re), end; i != end; ++i)
+    pids.push_back(std::stoi((*i)[1]));
+  CHECK(pids.size() == 2);
+  for (int pid : pids) {
+    INFO("pid " << pid);
+    // Reaped by the launcher's middle process (a subreaper), or at worst a zombie a moment.
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+      gone = !process_alive(pid);
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(gone);
+  }
+}
+
 TEST_CASE("pc launch: Ctrl-C ends the search with what it found and stops the program",
           "[pc][pc-live]") {
   int out[2];
