@@ -83,6 +83,15 @@ std::string call_site(const stack_frame& f) {
 
 }  // namespace
 
+// An interpreter that waits at its exit for the threads it started: CPython's Py_FinalizeEx
+// (wait_for_thread_shutdown, threading._shutdown) takes each thread's lock, a semaphore or
+// mutex at C level, but the wait is a join.
+bool joining_at_exit(const std::vector<stack_frame>& frames) {
+  for (auto& f : frames)
+    if (plain_function_name(f.function) == "Py_FinalizeEx") return true;
+  return false;
+}
+
 sync_object identify_sync_object(const std::vector<stack_frame>& frames,
                                  const thread_syscall& syscall) {
   std::string kind, site;
@@ -98,12 +107,13 @@ sync_object identify_sync_object(const std::vector<stack_frame>& frames,
       }
     break;
   }
+  if (!kind.empty() && kind != "Child" && kind != "Signal" && joining_at_exit(frames)) kind = "Join";
   if (in_futex(syscall)) {
     // Every futex wait is an object named by its address; the kind from the libc function it
     // waits in, Futex when none is known.
     if (kind != "Mutex" && kind != "RWLock" && kind != "CondVar" && kind != "Semaphore" &&
         kind != "Barrier" && kind != "Join")
-      kind = "Futex";
+      kind = joining_at_exit(frames) ? "Join" : "Futex";
     std::uint64_t address = syscall.args[0];
     // A glibc condition variable waits on __g_signals[0] or [1], 4 bytes apart at an 8-byte
     // aligned offset of the (8-byte aligned) object: rounded down, both words name it once.

@@ -283,6 +283,21 @@ TEST_CASE("the sync object: every futex wait by its address, its kind from the l
                                    futex_on(0x7f00));
   CHECK(join.kind == "Join");
   CHECK(join.object == "0x7f00");
+  // CPython at its exit waits for its threads (Py_FinalizeEx takes each thread's lock, a
+  // semaphore at C level): a join, not a lock; the same wait elsewhere is the semaphore.
+  const char* py = "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0";
+  std::vector<stack_frame> lock_wait = {frame(libc, "__futex_abstimed_wait_common"),
+                                        frame(libc, "__new_sem_wait_slow64.constprop.0"),
+                                        frame(py, "PyThread_acquire_lock_timed"),
+                                        frame(py, "lock_PyThread_acquire_lock")};
+  auto py_lock = identify_sync_object(lock_wait, futex_on(0x9000));
+  CHECK(py_lock.kind == "Semaphore");
+  lock_wait.push_back(frame(py, "Py_FinalizeEx"));
+  lock_wait.push_back(frame(py, "Py_RunMain"));
+  auto py_exit = identify_sync_object(lock_wait, futex_on(0x9000));
+  CHECK(py_exit.kind == "Join");
+  CHECK(py_exit.object == "0x9000");
+  CHECK(waits_for_own_work(py_exit));
   // A futex under no known call (a wait inlined into libc, a program's own futex): Futex.
   auto futex = identify_sync_object(
       {frame(libc, "__futex_abstimed_wait_common"), frame(app, "PyObject_Free")},
