@@ -98,6 +98,15 @@ std::string more_findings(std::size_t count) {
          " more findings (--json or --shg lists every one)\n";
 }
 
+// The open nodes after the findings (or, with none, as what the data showed).
+std::string open_nodes_text(const std::vector<pc::finding>& open, bool any_finding) {
+  if (open.empty()) return "";
+  std::string out = any_finding ? "not concluded when the search ended:\n"
+                                : "what the data showed (not concluded):\n";
+  for (auto& f : open) out += "  " + f.text + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string findings_text(const std::vector<finding_info>& findings,
@@ -111,12 +120,7 @@ std::string findings_text(const std::vector<finding_info>& findings,
   } else {
     out += "no finding: no hypothesis concluded true\n";
   }
-  if (!open.empty()) {
-    out += findings.empty() ? "what the data showed (not concluded):\n"
-                            : "not concluded when the search ended:\n";
-    for (auto& f : open) out += "  " + f.text + "\n";
-  }
-  return out;
+  return out + open_nodes_text(open, !findings.empty());
 }
 
 std::vector<pc::finding> pc_findings(const std::vector<finding_info>& findings,
@@ -175,12 +179,7 @@ std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
   } else {
     out += "no finding: no hypothesis concluded true\n";
   }
-  if (!open.empty()) {
-    out += folded.empty() ? "what the data showed (not concluded):\n"
-                          : "not concluded when the search ended:\n";
-    for (auto& f : open) out += "  " + f.text + "\n";
-  }
-  return out;
+  return out + open_nodes_text(open, !folded.empty());
 }
 
 std::string folded_json(const std::vector<pc::folded_finding>& folded) {
