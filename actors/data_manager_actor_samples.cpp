@@ -1,7 +1,7 @@
 // The data manager's data sources, samples, folds and reading
 // (actors/data_manager_actor_class.hpp).
-#include "actors/data_manager_actor_class.hpp"
 #include "actors/daemon_relay_actor.hpp"
+#include "actors/data_manager_actor_class.hpp"
 #include "actors/topology_probe.hpp"
 
 namespace perfdm::detail {
@@ -206,6 +206,13 @@ caf::response_promise data_manager::on_topology() {
     children.push_back(std::move(c));
   }
   return answer_topology(this, own, std::move(children), topology_probe{}.budget_ms);
+}
+
+std::vector<caf::actor> data_manager::tree_targets() const {
+  std::vector<caf::actor> out{registry_};
+  for (auto& source : sources_.sources())
+    if (sources_.component_of(source.address())) out.push_back(source);
+  return out;
 }
 
 }  // namespace perfdm::detail
