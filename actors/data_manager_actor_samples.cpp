@@ -58,6 +58,16 @@ caf::response_promise data_manager::on_source_samples(std::vector<sample>& sampl
       link_now(), samples.size(), complete_until != no_watermark, complete_until);
   std::vector<sample> complete;
   sources_.aggregate(*component, samples, complete_until, complete);
+  if (complete.empty()) {
+    // A watermark alone, or samples held back for the other components: nothing goes in, so
+    // nothing is recorded and no stream has anything to flush. Answered at once: awaiting
+    // the flush of every stream for each such message (a daemon sends one every --flush-ms)
+    // kept the data manager waiting, and CAF rescans its whole mailbox at every resume while
+    // it awaits: with 16 daemons its mailbox grew faster than it was served.
+    auto rp = make_response_promise();
+    rp.deliver(samples_ack{});
+    return rp;
+  }
   record_source_samples(complete);
   return on_samples(complete, false);
 }

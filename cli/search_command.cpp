@@ -316,13 +316,18 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     if (refused) return 1;  // the launched program is ended by its destructor
   }
   if (o.daemons > 0) wait_for_daemons(s, o.daemons, o.daemons_wait, err);
+  // On the findings' clock (engine time, from the session's start): after any wait for
+  // daemons, where a finding's "since" is to be counted from.
+  const double search_started = elapsed();
   s.run_line("<DYPER PID='DM' COMMAND='STREAM'/>", handle);
   s.run_line(search_request_xml(o), handle);
   if (refused) return 1;
   if (program) program->release();
 
-  auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(o.seconds));
+  // --seconds counts from the search's start: a wait for daemons comes before it.
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(o.seconds));
   descendant_watch descendants;
   std::optional<int> exit_status;
   bool all_gone = false;
@@ -405,6 +410,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     auto nodes = shg_json(graph.nodes);  // {"nodes":[…]}
     *report << "{" << program_json << "\"processes\":[" << processes
             << "],\"seconds\":" << shg_json_number(searched)
+            << ",\"started\":" << shg_json_number(search_started)
             << ",\"findings\":" << findings_json(found.findings)
             << ",\"folded\":" << folded_json(folded)
             << ",\"inconclusive\":" << inconclusive_json(open) << "," << nodes.substr(1) << '\n';
