@@ -92,15 +92,17 @@ done
 WORK='while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 1; done'
 for k in $(seq "$N"); do
   up=${UPSTREAMS[$(( (k - 1) % ${#UPSTREAMS[@]} ))]}
-  START="sh -c '$WORK'"
+  START="sh -c '$WORK'" AFTER=""
   if [ -n "$SEARCH" ]; then  # one process of a job per host; the last host's misbehaves
     # Niced: 64 busy processes on a small machine would starve the daemons being measured
-    # (a niced thread that waits for the CPU is still running: CPUbound is unchanged).
-    START="nice -n 19 '$JOB' 1 3600$([ "$k" -eq "$N" ] && [ "$N" -gt 1 ] && echo ' outlier') >/dev/null"
+    # (a niced thread that waits for the CPU is still running: CPUbound is unchanged). The
+    # daemon watches it once it is cluster_job (a process is named when it is watched).
+    START="'$JOB' 1 3600$([ "$k" -eq "$N" ] && [ "$N" -gt 1 ] && echo ' outlier') >/dev/null"
+    AFTER="renice -n 19 -p \$! >/dev/null; sleep 0.2;"
   fi
   # The workload and its daemon share the host's namespace; the daemon replaces the shell
   # (exec), so SIGTERM to the recorded pid reaches the daemon itself.
-  run="$START & echo \$! >'$DIR/work$k.pid'; exec \"$PERFDM\" daemon --upstream $up --name host$k --checktime $CHECKTIME --pid \$!"
+  run="$START & echo \$! >'$DIR/work$k.pid'; $AFTER exec \"$PERFDM\" daemon --upstream $up --name host$k --checktime $CHECKTIME --pid \$!"
   if [ "$UNSHARE" -eq 1 ]; then
     unshare -u sh -c "hostname host$k; $run" >/dev/null 2>"$DIR/daemon$k.err" &
   else
