@@ -10,6 +10,21 @@
 
 const stateColours = { running: '#e8833a', lock: '#c0392b', io: '#2e86c1', sleep: '#95a5a6', other: '#8e44ad' };
 const highlightColour = '#e600e6';
+const minFrameSize = 2;  // narrower frames are not drawn: the eye cannot tell them apart
+
+// The counts of `from` copied into the nodes of `to` on the same call paths (a drawn tree kept
+// for a new one that draws alike): what hover and titles say stays current.
+function carryCounts(to, from) {
+  to.value = from.value;
+  to.state = from.state;
+  if ('delta' in from) Object.assign(to, { delta: from.delta, before: from.before, after: from.after });
+  if (!to.children.length || !from.children.length) return;
+  const byName = new Map(from.children.map(c => [c.name, c]));
+  for (const c of to.children) {
+    const f = byName.get(c.name);
+    if (f) carryCounts(c, f);
+  }
+}
 
 const entities = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
 function unescape(text) {
@@ -107,15 +122,27 @@ export class FlameGraph {
     this.chart = window.flamegraph.default()
       .width(Math.max(400, container.clientWidth - 4))
       .cellHeight(18)
-      .minFrameSize(2)  // narrower frames are not drawn: the eye cannot tell them apart
+      .minFrameSize(minFrameSize)
       .transitionDuration(0)
       .resetHeightOnZoom(true)  // the height follows each profile's depth, not the first one's
       .selfValue(false)
       .setColorMapper((d) => this.colour(d))
       .setLabelHandler((d) => this.label(d))
       .setDetailsElement(details)
+      .onHover((d) => this.retitle(d))
       .onClick((d) => { this.zoomPath = d.ancestors().reverse().slice(1).map(n => n.data.name); this.mark(); });
     this.drawn = false;
+    this.updates = 0;  // draws by the library, and new trees that drew alike (not drawn)
+    this.skipped = 0;
+  }
+
+  // A frame's <title> says its counts as of the library's last draw (show() may keep a drawing
+  // and only carry new counts into it): brought up to date when the frame is hovered.
+  retitle(d) {
+    const g = [...this.container.querySelectorAll('g.frame')].find(e => e.__data__ === d);
+    const title = g?.querySelector('title');
+    const text = this.label(d);
+    if (title && title.textContent !== text) title.textContent = text;
   }
 
   matches(d) {
@@ -152,6 +179,9 @@ export class FlameGraph {
   }
 
   // Draws `tree` (profileTree or diffTree); `total` is what shares are of (TOTAL).
+  // A new tree that would draw the same frames at the same pixels in the same colours is not
+  // drawn (d3-flame-graph's update rewrites every frame, most of a second's cost with 10,000
+  // nodes): its counts go into the drawn tree instead, which hover and titles read.
   show(tree, total, diff = false) {
     this.diff = diff;
     this.total = total;
@@ -162,15 +192,49 @@ export class FlameGraph {
       this.maxDelta = max;
     }
     this.applyZoom(tree);
-    this.chart.width(Math.max(400, this.container.clientWidth - 4));
-    if (!this.drawn) {
-      window.d3.select(this.container).datum(tree).call(this.chart);
-      this.drawn = true;
+    const width = Math.max(400, this.container.clientWidth - 4);
+    const pixels = this.pixels(tree, width);
+    if (this.drawn && pixels === this.drawnPixels) {
+      carryCounts(this.tree, tree);
+      this.skipped++;
     } else {
-      this.chart.update(tree);
+      this.chart.width(width);
+      if (!this.drawn) {
+        window.d3.select(this.container).datum(tree).call(this.chart);
+        this.drawn = true;
+      } else {
+        this.chart.update(tree);
+      }
+      this.tree = tree;
+      this.drawnPixels = pixels;
+      this.updates++;
+      this.mark();
     }
-    this.mark();
-    this.container.dataset.samples = String(tree.value);
+    // Attributes written only when they change: each write restyles and repaints.
+    const marks = { samples: tree.value, updates: this.updates, skipped: this.skipped };
+    for (const [k, v] of Object.entries(marks))
+      if (this.container.dataset[k] !== String(v)) this.container.dataset[k] = String(v);
+  }
+
+  // What the eye sees of `tree` drawn `width` pixels wide, as text: each frame wider than
+  // the library's minFrameSize with its depth, pixel edges, name and colour (the library lays
+  // frames out as here: inclusive values, children in their order, the zoomed frame's
+  // subtree across the whole width, its ancestors full width).
+  pixels(tree, width) {
+    const out = [width, this.diff, this.zoomPath.join(';')];
+    let node = tree;
+    for (const name of this.zoomPath) {
+      out.push(this.colour({ data: node }));  // an ancestor of the zoomed frame: full width
+      node = node.children.find(c => c.name === name);
+    }
+    const kx = width / Math.max(1e-9, node.value);
+    const walk = (n, x, depth) => {
+      if (n.value * kx <= minFrameSize) return;
+      out.push(`${depth} ${Math.round(x * kx)} ${Math.round((x + n.value) * kx)} ${n.name} ${this.colour({ data: n })}`);
+      for (const c of n.children) { walk(c, x, depth + 1); x += c.value; }
+    };
+    walk(node, 0, this.zoomPath.length);
+    return out.join('\n');
   }
 
   // The zoom the user chose, re-applied to a new tree: siblings of the path hidden, its
