@@ -16,7 +16,7 @@ const structureEvery = 3000;  // ms: the longest a frame of 2–4 px may wait to
 // The counts of `from` copied into the nodes of `to` on the same call paths (a drawn tree kept
 // for a new one that draws alike, or whose frames only move): what hover, titles and the
 // layout read stays current.
-function carryCounts(to, from) {
+export function carryCounts(to, from) {
   to.value = from.value;
   to.state = from.state;
   if ('delta' in from) Object.assign(to, { delta: from.delta, before: from.before, after: from.after });
