@@ -59,6 +59,19 @@ const phaseMarkers = {
   },
 };
 
+// A round step near `x` > 0: 1, 2 or 5 times a power of ten.
+function roundStep(x) {
+  const p = 10 ** Math.floor(Math.log10(x));
+  const m = x / p;
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+// The smallest multiple of `step` at or above `x` (`step` > 0; as a number of steps, so that
+// equal inputs give equal outputs).
+function roundUp(x, step) {
+  return Math.ceil(x / step - 1e-9) * step;
+}
+
 export class Histogram {
   // `title`: what the card says; `phases`: [{start, name}] to mark (kept by the caller).
   constructor(container, title, phases) {
@@ -142,13 +155,27 @@ export class Histogram {
       high = Math.max(high, y);
     }
     this.bars = drawn;
-    const { x, y } = this.chart.options.scales;
-    x.min = this.start;
-    x.max = this.start + Math.max(1, this.values.length) * this.width;
-    // The value axis from 0 (or below, for negative values) to the highest bar.
-    y.suggestedMin = low;
-    y.suggestedMax = high > low ? high : low + 1;
-    this.chart.update('none');
+    // Axes that move in steps: the time axis ends at the next multiple of a quarter of its
+    // length (rounded to 1, 2 or 5), the value axis at the next round value above the highest
+    // bar; while neither moves, only the bars are drawn again (Chart.js's draw, without its
+    // update's scales, ticks and layout).
+    const end = this.start + Math.max(1, this.values.length) * this.width;
+    const axes = {
+      xMin: this.start,
+      xMax: this.start + roundUp(end - this.start, roundStep((end - this.start) / 4)),
+      yMin: low < 0 ? -roundUp(-low, roundStep(-low)) : 0,
+      yMax: high > 0 ? roundUp(high, roundStep(high / 5)) : 1,
+    };
+    const same = this.axes && Object.keys(axes).every(k => axes[k] === this.axes[k]);
+    if (same && this.chart.chartArea) {
+      this.chart.draw();
+    } else {
+      this.axes = axes;
+      const { x, y } = this.chart.options.scales;
+      Object.assign(x, { min: axes.xMin, max: axes.xMax });
+      Object.assign(y, { min: axes.yMin, max: axes.yMax });
+      this.chart.update('none');
+    }
     this.mark();
   }
 
