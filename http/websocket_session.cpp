@@ -141,7 +141,8 @@ class websocket_session final : public gateway_transport,
     }
   }
 
-  // A held DATA event goes when its time is up (or sooner, with the next other message).
+  // I/O thread: a held DATA event goes when its time is up (or sooner, with the next other
+  // message).
   void arm_hold() {
     hold_timer_.expires_after(data_hold);
     hold_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
