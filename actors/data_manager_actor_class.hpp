@@ -262,7 +262,7 @@ class data_manager : public caf::event_based_actor {
   // Every change to the collecting set or the interval reaches every source (S1-S5).
   void notify_sources();
 
-  void on_source_register(const caf::actor& source, const std::string& component);
+  void on_source_register(const source_register& x);
 
   // A source that ended or unregistered. A component stops holding the aggregate back, every
   // open stream hears of it, and what it sent is kept: the samples that thereby became

@@ -27,11 +27,16 @@ void data_manager::notify_sources() {
     for (auto& s : sources_.sources()) send(s, *u);
 }
 
-void data_manager::on_source_register(const caf::actor& source, const std::string& component) {
+void data_manager::on_source_register(const source_register& x) {
+  auto& source = x.source;
+  auto& component = x.component;
   auto current = collection_set();
-  if (!sources_.add(source, component, current)) return;
+  if (!sources_.add(source, component, current, x.replaces, x.reached)) return;
   monitor(source);
-  if (!component.empty()) links_.insert_or_assign(source.address(), link_meter{link_now()});
+  if (!component.empty()) {
+    links_.insert_or_assign(source.address(), link_meter{link_now()});
+    for (auto& [h, a] : streams_) send(a, component_added_event{h, component});
+  }
   send(source, current);
 }
 

@@ -274,3 +274,91 @@ TEST_CASE("relay: TOPOLOGY shows the relay, its daemons and their links, and a k
   CHECK(t.find("NAME='node-t2'") != std::string::npos);
   CHECK(node_attribute(t, "relay-t", "COMPONENTS") == "1");
 }
+
+namespace {
+
+// The sum a daemon says it forwarded for MI `mi` as it stopped ("forwarded sums by MI: 0=…").
+double forwarded_sum(const process& daemon, int mi) {
+  std::smatch m;
+  auto text = daemon.err();
+  if (!std::regex_search(text, m, std::regex("forwarded sums by MI:[^\n]*\\b" +
+                                             std::to_string(mi) + "=([-0-9.e+]+)")))
+    return -1;
+  return std::stod(m[1].str());
+}
+
+// The sum of MI `mi`'s buckets (an empty one prints nan, and counts nothing).
+double histogram_total(const std::string& engine, int mi) {
+  auto r = run_client(engine, {"DATA", "MI=" + std::to_string(mi)});
+  std::smatch m;
+  if (!std::regex_search(r.out, m, std::regex(">([^<]*)</HISTOGRAM>"))) return -1;
+  std::istringstream in(m[1].str());
+  double t = 0;
+  for (std::string word; in >> word;) {
+    double v = std::strtod(word.c_str(), nullptr);
+    if (v == v) t += v;
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("relay: kill -9 of a relay: its daemons go on at the engine, streams are told, "
+          "COUNTER sums exact",
+          "[relay][remote]") {
+  published_engine engine;
+  relay_process relay(engine.address(), "relay-a");
+  test::workload w1({"6"}), w2({"6"});  // they end by themselves, the daemons run on
+  auto d1 = start_daemon(relay.address(), "node-1", w1);
+  auto d2 = start_daemon(relay.address(), "node-2", w2);
+  REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
+  auto watcher = start_client(engine.address(), {"--watch"},
+                              "STREAM\nENABLE STREAM=$STREAM METRIC=work.requests\n");
+  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 2; }));
+  REQUIRE(eventually([&] { return buckets(engine.address(), 0).size() >= 3; }));
+
+  relay.proc().signal(SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  CHECK(relay.proc().wait() == -1);
+  // Both daemons reconnect to the relay's upstream within the bound (3 s, PROTOCOL.md §11).
+  REQUIRE(eventually([&] {
+    return d1->err().find("reconnected to " + engine.address()) != std::string::npos &&
+           d2->err().find("reconnected to " + engine.address()) != std::string::npos;
+  }));
+  CHECK(std::chrono::steady_clock::now() - killed < std::chrono::seconds(3));
+  CHECK(d1->exited() == false);
+  CHECK(d2->exited() == false);
+  // The stream hears the relay leave, then each daemon join.
+  REQUIRE(eventually([&] {
+    auto out = watcher->out();
+    auto removed = out.find("<DYPER COMPONENTREMOVED='0' NAME='relay-a'/>");
+    return removed != std::string::npos &&
+           out.find("<DYPER COMPONENTADDED='0' NAME='node-1'/>", removed) != std::string::npos &&
+           out.find("<DYPER COMPONENTADDED='0' NAME='node-2'/>", removed) != std::string::npos;
+  }));
+  auto status = run_client(engine.address(), {"STATUS"}).out;
+  CHECK(status.find("<COMPONENT NAME='node-1'/><COMPONENT NAME='node-2'/>") != std::string::npos);
+  CHECK(status.find("relay-a") == std::string::npos);
+  // The data continues past the kill.
+  const auto at_kill = buckets(engine.address(), 0).size();
+  REQUIRE(eventually([&] { return buckets(engine.address(), 0).size() >= at_kill + 3; }));
+
+  // Once the workloads ended and the daemons stopped, the engine's whole-program COUNTER
+  // holds exactly what the daemons forwarded: nothing the relay held was lost, nothing
+  // it had passed on was counted twice.
+  REQUIRE(eventually([&] { return w1.exited() && w2.exited(); }));
+  d1->signal(SIGTERM);
+  d2->signal(SIGTERM);
+  CHECK(d1->wait() == 0);
+  CHECK(d2->wait() == 0);
+  const double expected = forwarded_sum(*d1, 0) + forwarded_sum(*d2, 0);
+  INFO(d1->err() << d2->err());
+  REQUIRE(forwarded_sum(*d1, 0) > 0);
+  REQUIRE(forwarded_sum(*d2, 0) > 0);
+  double got = 0;
+  eventually([&] {
+    got = histogram_total(engine.address(), 0);
+    return got == Approx(expected).epsilon(1e-9);
+  });
+  CHECK(got == Approx(expected).epsilon(1e-9));
+}
