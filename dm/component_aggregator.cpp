@@ -29,17 +29,38 @@ bool component_aggregator::remove_component(const std::string& name, std::vector
       left[id] = std::max(left[id], p->second.reported);
       advance(id, m, out);
     }
+  // Takers that waited for this one's end go in now, cut by what it passed on; one that
+  // itself went first goes in as it came.
+  for (auto i = waiting_.begin(); i != waiting_.end();) {
+    if (i->second.replaced != name && i->first != name) {
+      ++i;
+      continue;
+    }
+    auto component = i->first;
+    auto t = std::move(i->second);
+    i = waiting_.erase(i);
+    if (t.replaced == name) cut(component, name, t.reached);
+    if (!t.held.empty()) add_samples(component, t.held, out);
+    if (t.watermark) add_watermark(component, *t.watermark, out);
+    if (component == name && live_.count(name)) remove_component(name, out);  // re-added above
+  }
   return true;
 }
 
 void component_aggregator::take_over(const std::string& component, const std::string& replaced,
                                      const std::map<std::uint64_t, time_ns>& reached) {
   if (replaced.empty() || replaced == component) return;
+  if (live_.count(replaced)) {  // its end not seen yet: wait for it
+    waiting_[component] = taker{replaced, reached, {}, std::nullopt};
+    return;
+  }
+  cut(component, replaced, reached);
+}
+
+void component_aggregator::cut(const std::string& component, const std::string& replaced,
+                               const std::map<std::uint64_t, time_ns>& reached) {
   std::map<std::uint64_t, time_ns> reported;
   if (auto l = left_.find(replaced); l != left_.end()) reported = l->second;
-  for (auto& [id, m] : mis_)  // still live (its connection's end not seen yet): so far
-    if (auto p = m.parts.find(replaced); p != m.parts.end() && live_.count(replaced))
-      reported[id] = std::max(reported[id], p->second.reported);
   auto& clips = clips_[component];
   for (auto& [id, received] : reached)
     if (auto r = reported.find(id); r != reported.end()) {
@@ -51,6 +72,10 @@ void component_aggregator::take_over(const std::string& component, const std::st
 void component_aggregator::add_samples(const std::string& component, const std::vector<sample>& in,
                                        std::vector<sample>& out) {
   if (!live_.count(component)) add_component(component);
+  if (auto w = waiting_.find(component); w != waiting_.end()) {
+    w->second.held.insert(w->second.held.end(), in.begin(), in.end());
+    return;
+  }
   std::set<std::uint64_t> touched;
   for (auto& s : in) {
     add_one(component, s, out);
@@ -63,6 +88,10 @@ void component_aggregator::add_samples(const std::string& component, const std::
 void component_aggregator::add_watermark(const std::string& component, time_ns until,
                                          std::vector<sample>& out) {
   if (!live_.count(component)) add_component(component);
+  if (auto t = waiting_.find(component); t != waiting_.end()) {
+    t->second.watermark = std::max(t->second.watermark.value_or(until), until);
+    return;
+  }
   auto w = watermarks_.try_emplace(component, until).first;
   w->second = std::max(w->second, until);
   for (auto& [id, m] : mis_) {

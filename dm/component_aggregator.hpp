@@ -33,11 +33,15 @@
 //   that was (the latest end the relay acknowledged). Its samples before the lesser of the
 //   two are not counted again (a straddling one keeps its share after it, pro-rated as
 //   above); an MI the relay received nothing of is not cut. So a COUNTER's sum stays exact.
+//   The taker may come before the removed one's end was seen (its connection's close still
+//   on its way): its samples and watermarks then wait until the removed one is removed, so
+//   that the cut counts everything the removed one passed on.
 #pragma once
 
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -127,6 +131,15 @@ class component_aggregator {
   std::map<std::string, std::map<std::uint64_t, time_ns>> left_;
   std::map<std::string, std::map<std::uint64_t, time_ns>> clips_;
   std::size_t clipped_ = 0;
+  struct taker {  // one whose replaced component is still live: it waits
+    std::string replaced;
+    std::map<std::uint64_t, time_ns> reached;
+    std::vector<sample> held;
+    std::optional<time_ns> watermark;
+  };
+  std::map<std::string, taker> waiting_;
+  void cut(const std::string& component, const std::string& replaced,
+           const std::map<std::uint64_t, time_ns>& reached);
 };
 
 }  // namespace perfdm

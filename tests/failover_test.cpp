@@ -178,3 +178,21 @@ TEST_CASE("failover: under the engine nothing is kept; under a relay its upstrea
   CHECK_FALSE(relay_child.can_fail_over());
   CHECK(relay_child.kept() == 0);
 }
+
+TEST_CASE("failover: a taker that comes before the relay's end is seen waits for it",
+          "[failover]") {
+  auto engine = counters();
+  std::vector<sample> out;
+  engine.add_samples("relay", {{mi, 0, 1, 5}}, out);
+  engine.add_component("node-1");
+  engine.take_over("node-1", "relay", {{mi.id, to_ns(1.5)}});
+  // The child sends again [0.5, 2) while the relay's last batch, [1, 1.5), is still on its way.
+  engine.add_samples("node-1", {{mi, 0.5, 1, 2.5}, {mi, 1, 1.5, 2.5}, {mi, 1.5, 2, 2.5}}, out);
+  engine.add_watermark("node-1", to_ns(2.0), out);
+  engine.add_samples("relay", {{mi, 1, 1.5, 2.5}}, out);
+  CHECK(engine.clipped() == 0);
+  engine.remove_component("relay", out);
+  CHECK(engine.clipped() == 2);
+  engine.remove_component("node-1", out);
+  CHECK(total(out) == Approx(5 + 2.5 + 2.5));
+}
