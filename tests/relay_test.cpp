@@ -1,7 +1,8 @@
 // Relay trees of daemons (issue 22), all real processes on 127.0.0.1: `perfdm relay` between
 // the engine and its daemons aggregates them (the engine's aggregation) into one component;
 // a relay under a relay works the same (any depth); when the engine goes away, relays and
-// daemons below all leave, in bounded time, with status 1.
+// daemons below all leave, in bounded time, with status 1; when a relay goes away, its
+// children go on at its upstream, with nothing lost (failover).
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <cstdlib>
@@ -163,8 +164,18 @@ TEST_CASE("relay: a relay under a relay (two levels) carries the data the same",
                     "<NODE NAME='node-2' [^>]*KIND='daemon'[^>]*></NODE>"
                     "<NODE NAME='relay-left' [^>]*KIND='relay'[^>]* COMPONENTS='1'[^>]*>"
                     "<NODE NAME='node-1' [^>]*KIND='daemon'[^>]*></NODE></NODE></NODE>")));
+  // The top relay stops: its children, a relay and a daemon, go on at the engine (failover)...
   top.proc().signal(SIGTERM);
   CHECK(top.proc().wait() == 0);
+  REQUIRE(eventually([&] {
+    return left.proc().err().find("reconnected to " + engine.address()) != std::string::npos &&
+           d2->err().find("reconnected to " + engine.address()) != std::string::npos;
+  }));
+  status = run_client(engine.address(), {"STATUS"});
+  CHECK(status.out.find("<COMPONENT NAME='node-2'/><COMPONENT NAME='relay-left'/>") !=
+        std::string::npos);
+  // ... and with the engine gone, everything below leaves with status 1 (nowhere else to go).
+  engine.proc().signal(SIGKILL);
   CHECK(left.proc().wait() == 1);
   CHECK(d1->wait() == 1);
   CHECK(d2->wait() == 1);
