@@ -146,6 +146,7 @@ class daemon_relay : public caf::event_based_actor {
   // and whoever waits for it to be ready hears why it never will be (CAF 0.17 drops an
   // undelivered promise silently: the daemon would wait out its request's timeout).
   void on_exit() override {
+    exiting_ = true;
     flush();
     auto why = fail_state() ? fail_state() : caf::make_error(caf::exit_reason::normal);
     for (auto& rp : waiting_) rp.deliver(why);
@@ -231,8 +232,11 @@ class daemon_relay : public caf::event_based_actor {
     // sent twice should that relay go down (source_register's `reached`).
     auto ends = failover_.ends_of(buffer_);
     failover_.on_sent(buffer_);
-    request(upstream_, caf::infinite, source_samples{std::move(buffer_), w})
-        .then([=](samples_ack&) { failover_.on_acked(w, ends); }, [](caf::error&) {});
+    if (exiting_)  // no answer will find this actor: none asked for
+      send(upstream_, source_samples{std::move(buffer_), w});
+    else
+      request(upstream_, caf::infinite, source_samples{std::move(buffer_), w})
+          .then([=](samples_ack&) { failover_.on_acked(w, ends); }, [](caf::error&) {});
     sent_watermark_ = w;
     buffer_.clear();
     buffer_.reserve(options_.batch);
@@ -272,6 +276,7 @@ class daemon_relay : public caf::event_based_actor {
   relay_options options_;
   upstream_failover failover_;
   bool reconnecting_ = false;
+  bool exiting_ = false;
   caf::actor registry_;
   std::vector<caf::actor> sources_;
   source_update last_;

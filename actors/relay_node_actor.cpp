@@ -155,6 +155,7 @@ class relay_node : public caf::event_based_actor {
 
  protected:
   void on_exit() override {
+    exiting_ = true;
     flush();
     auto why = fail_state() ? fail_state() : caf::make_error(caf::exit_reason::normal);
     for (auto& rp : waiting_) rp.deliver(why);
@@ -247,8 +248,11 @@ class relay_node : public caf::event_based_actor {
     failover_.on_sent(buffer_);
     // Acknowledged, the watermark is on the upstream: what the children sent before it
     // need not be kept by them once the upstream's own upstream has it too (tell_safe).
-    request(upstream_, caf::infinite, source_samples{std::move(buffer_), w})
-        .then([=](samples_ack&) { failover_.on_acked(w, ends); }, [](caf::error&) {});
+    if (exiting_)  // no answer will find this actor: none asked for
+      send(upstream_, source_samples{std::move(buffer_), w});
+    else
+      request(upstream_, caf::infinite, source_samples{std::move(buffer_), w})
+          .then([=](samples_ack&) { failover_.on_acked(w, ends); }, [](caf::error&) {});
     sent_watermark_ = w;
     buffer_.clear();
     buffer_.reserve(options_.batch);
@@ -300,6 +304,7 @@ class relay_node : public caf::event_based_actor {
   relay_node_options options_;
   upstream_failover failover_;
   bool reconnecting_ = false;
+  bool exiting_ = false;
   time_ns told_safe_ = no_watermark;
   component_aggregator aggregator_;
   std::map<caf::actor_addr, std::string> children_;  // live children and their names
