@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actors/process_registry_actor.hpp"
+#include "actors/tree_gather.hpp"
 #include "dm/upstream_failover.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
@@ -131,6 +132,16 @@ class daemon_relay : public caf::event_based_actor {
         [=](detach_request& x) { return ask_registry(std::move(x)); },
         [=](watch_request& x) { return ask_registry(std::move(x)); },
         [=](unwatch_request& x) { return ask_registry(std::move(x)); },
+        // The search's evidence and call graph, asked by the parent (actors/tree_gather.hpp):
+        // the processes this daemon watches (none before its registry exists).
+        [=](window_query& x) {
+          return gather_over_tree<window_answers>(this, {registry_}, x,
+                                                  tree_gather_wait_in_relay);
+        },
+        [=](callgraph_request& x) {
+          return gather_over_tree<callgraph_report>(this, {registry_}, x,
+                                                    tree_gather_wait_in_relay);
+        },
         [=](list_processes& x) { return delegate(registry_, x); },
         [=](frames_stats_query& x) { return delegate(registry_, x); },
         [=](process_announcements&) {},          // DyPer's START/END stay local

@@ -1,4 +1,5 @@
 #include "actors/data_manager_actor_class.hpp"
+#include "actors/tree_gather.hpp"
 #include "messages/flame_messages.hpp"
 
 namespace perfdm {
@@ -153,7 +154,20 @@ caf::behavior data_manager::make_behavior() {
       },
       // The search's evidence (issue 24): windows are read live only; what the search took
       // from them is EVIDENCE, recorded as a request (even from the search) so replay has it.
-      [=](window_query& x) { return delegate(registry_, x); },
+      // Both reach every process of the tree: this engine's and each daemon's (issue 22 §4).
+      [=](window_query& x) {
+        return gather_over_tree<window_answers>(this, tree_targets(), x, tree_gather_wait);
+      },
+      [=](callgraph_request& x) {
+        record_live(x, target_of(x));
+        if (x.pid == 0)
+          return gather_over_tree<callgraph_report>(this, tree_targets(), x, tree_gather_wait);
+        auto rp = make_response_promise();  // one process: the engine's own
+        request(registry_, caf::infinite, x)
+            .then([=](callgraph_report& r) mutable { rp.deliver(std::move(r)); },
+                  [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
+        return rp;
+      },
       [=](evidence_note& x) -> caf::result<ok_reply> {
         if (recording_.on())
           recording_.replayed(now(), sender_id(),
@@ -326,8 +340,8 @@ caf::response_promise data_manager::on_start_phase(start_phase& x) {
             live_mis(), mi_new_phase{p.old_phase, bases()},
             [=] {
               for (auto& [h, a] : streams_) send(a, new_phase_event{h, p.phase});
-            // The registry's native sources keep their call paths by phase (docs/FLAME.md).
-            send(registry_, new_phase_event{stream_handle{}, p.phase});
+              // The registry's native sources keep their call paths by phase (docs/FLAME.md).
+              send(registry_, new_phase_event{stream_handle{}, p.phase});
               apply_interval_rule(si_new_phase{view()},
                                   [=] { finish(rp, caf::make_message(p.phase)); });
             },

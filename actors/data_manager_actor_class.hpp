@@ -319,6 +319,9 @@ class data_manager : public caf::event_based_actor {
 
   // TOPOLOGY: this engine, its components' links, and each component's subtree, asked of it.
   caf::response_promise on_topology();
+  // Whom a question for every process asks: the registry, then each component (daemon or
+  // relay), which asks its own.
+  std::vector<caf::actor> tree_targets() const;
   // Engine time on the wall clock, as remote sources stamp it (now() is virtual time unless
   // --live-clock): what a link's figures are measured in.
   time_ns link_now() const;

@@ -1,7 +1,7 @@
 // The data manager's data sources, samples, folds and reading
 // (actors/data_manager_actor_class.hpp).
-#include "actors/data_manager_actor_class.hpp"
 #include "actors/daemon_relay_actor.hpp"
+#include "actors/data_manager_actor_class.hpp"
 #include "actors/topology_probe.hpp"
 
 namespace perfdm::detail {
@@ -69,6 +69,16 @@ caf::response_promise data_manager::on_source_samples(std::vector<sample>& sampl
       link_now(), samples.size(), complete_until != no_watermark, complete_until);
   std::vector<sample> complete;
   sources_.aggregate(*component, samples, complete_until, complete);
+  if (complete.empty()) {
+    // A watermark alone, or samples held back for the other components: nothing goes in, so
+    // nothing is recorded and no stream has anything to flush. Answered at once: awaiting
+    // the flush of every stream for each such message (a daemon sends one every --flush-ms)
+    // kept the data manager waiting, and CAF rescans its whole mailbox at every resume while
+    // it awaits: with 16 daemons its mailbox grew faster than it was served.
+    auto rp = make_response_promise();
+    rp.deliver(samples_ack{});
+    return rp;
+  }
   record_source_samples(complete);
   return on_samples(complete, false);
 }
@@ -217,6 +227,13 @@ caf::response_promise data_manager::on_topology() {
     children.push_back(std::move(c));
   }
   return answer_topology(this, own, std::move(children), topology_probe{}.budget_ms);
+}
+
+std::vector<caf::actor> data_manager::tree_targets() const {
+  std::vector<caf::actor> out{registry_};
+  for (auto& source : sources_.sources())
+    if (sources_.component_of(source.address())) out.push_back(source);
+  return out;
 }
 
 }  // namespace perfdm::detail

@@ -11,6 +11,7 @@
 
 #include "actors/daemon_relay_actor.hpp"
 #include "actors/topology_probe.hpp"
+#include "actors/tree_gather.hpp"
 #include "dm/component_aggregator.hpp"
 #include "dm/link_meter.hpp"
 #include "dm/upstream_failover.hpp"
@@ -123,6 +124,15 @@ class relay_node : public caf::event_based_actor {
           }
           return answer_topology(this, own, std::move(children), p.budget_ms);
         },
+        // The search's evidence and call graph, asked by the parent: each child's processes.
+        [=](window_query& x) {
+          return gather_over_tree<window_answers>(this, child_actors(), x,
+                                                  tree_gather_wait_in_relay);
+        },
+        [=](callgraph_request& x) {
+          return gather_over_tree<callgraph_report>(this, child_actors(), x,
+                                                    tree_gather_wait_in_relay);
+        },
         [=](define_metric& x) {
           auto rp = make_response_promise<metric_info>();
           request(upstream_, caf::infinite, x)
@@ -167,6 +177,12 @@ class relay_node : public caf::event_based_actor {
     request(upstream_, std::chrono::seconds(30), list_metrics{})
         .then([=](metric_list& l) { for (auto& m : l.metrics) styles_[m.name] = m.style; },
               [](caf::error&) {});
+  }
+
+  std::vector<caf::actor> child_actors() const {
+    std::vector<caf::actor> out;
+    for (auto& [addr, name] : children_) out.push_back(caf::actor_cast<caf::actor>(addr));
+    return out;
   }
 
   metric_style style_of(mi_handle h) const {

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,15 +15,16 @@
 #include <optional>
 #include <set>
 #include <thread>
-#include <unistd.h>
 
 #include "cli/program_launcher.hpp"
 #include "cli/search_report.hpp"
 #include "cli/shg_print.hpp"
 #include "cli/xml_session.hpp"
 #include "messages/dm_error.hpp"
+#include "messages/dm_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/search_messages.hpp"
+#include "messages/topology_messages.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm {
@@ -95,6 +97,47 @@ class descendant_watch {
   std::map<int, std::string> last_;
 };
 
+// Waits until `n` daemons of the tree (TOPOLOGY: straight below this engine or behind relays)
+// watch a process each, at most `seconds`.
+void wait_for_daemons(session& s, int n, double seconds, std::ostream& err) {
+  auto until = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(seconds));
+  std::size_t joined = 0;
+  while (!search_stop) {
+    auto r = s.ask(caf::make_message(topology_query{}));
+    if (r.match_elements<topology_reply>()) {
+      auto& nodes = r.get_as<topology_reply>(0).nodes;
+      joined = static_cast<std::size_t>(std::count_if(
+          nodes.begin(), nodes.end(), [](auto& x) { return x.kind == "daemon" && x.sources > 0; }));
+    }
+    if (joined >= static_cast<std::size_t>(n) || std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  err << "perfdm search: " << joined << " of " << n << " daemons joined"
+      << (joined < static_cast<std::size_t>(n) ? " (searching with those)" : "") << '\n';
+}
+
+// The processes the daemons watch, as their /Machine resources name them
+// (/Machine/<host>/<name>{<pid>}), but those this engine watched itself.
+std::vector<pc::searched_process> daemons_processes(session& s,
+                                                    const std::vector<process_info>& own) {
+  std::vector<pc::searched_process> out;
+  auto r = s.ask(caf::make_message(list_resources{}));
+  if (!r.match_elements<resource_list>()) return out;
+  std::set<int> seen;
+  for (auto& p : own) seen.insert(p.pid);
+  for (auto& res : r.get_as<resource_list>(0).resources) {
+    auto& name = res.name;
+    if (name.rfind("/Machine/", 0) != 0 || std::count(name.begin(), name.end(), '/') != 3) continue;
+    auto open = name.rfind('{'), close = name.rfind('}');
+    if (open == std::string::npos || close != name.size() - 1) continue;
+    int pid = std::atoi(name.c_str() + open + 1);
+    if (pid > 0 && seen.insert(pid).second) out.push_back({pid, name, ""});
+  }
+  return out;
+}
+
 std::string seconds_text(double t) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f s", t);
@@ -153,12 +196,29 @@ CLI::App* add_search_command(CLI::App& app, search_command_options& o) {
   sub->add_option("--log", o.log, "write the session's log (the SHG included) to this path");
   sub->add_option("--record", o.record, "record the session (replay format, as engine --record)");
   add_profile_export_options(sub, o.profile);
+  sub->add_option("--publish", o.publish.address,
+                  "let daemons and relays join on [HOST:]PORT (loopback unless a host is given; "
+                  "port 0 picks one): the search covers every process they watch");
+  add_remote_options(*sub, o.publish.remote);
+  sub->add_option("--daemons", o.daemons,
+                  "with --publish: start searching once this many daemons (behind relays too) "
+                  "watch a process")
+      ->check(CLI::Range(1, 100000));
+  sub->add_option("--daemons-wait", o.daemons_wait,
+                  "the longest wait for --daemons, in seconds (default 30): then the search "
+                  "starts with those that joined")
+      ->check(CLI::Range(0.0, 3600.0));
   return sub;
 }
 
 int run_search_command(const search_command_options& o, std::ostream& out, std::ostream& err) {
-  if (o.pids.empty() && o.command.empty()) {
-    err << "perfdm search: name the program: --pid PID, or -- CMD [ARGS...]\n";
+  if (o.pids.empty() && o.command.empty() && o.publish.address.empty()) {
+    err << "perfdm search: name the program: --pid PID, or -- CMD [ARGS...], or let daemons "
+           "join with --publish [HOST:]PORT\n";
+    return 1;
+  }
+  if (o.daemons > 0 && o.publish.address.empty()) {
+    err << "perfdm search: --daemons needs --publish\n";
     return 1;
   }
   std::ofstream file;
@@ -174,6 +234,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   session_options so;
   so.deterministic = false;
   so.engine.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
+  if (!configure_publishing(so, o.publish, err)) return 1;
   so.command_line = "perfdm search";
   for (auto p : o.pids) so.command_line += " --pid " + std::to_string(p);
   if (!o.command.empty()) so.command_line += " --";
@@ -205,6 +266,8 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     }
   }
   session s(so);
+  engine_publisher publisher;
+  if (!publisher.start(s, o.publish, so.default_log, err)) return 1;
   finding_watch watch;
   std::map<std::uint64_t, std::string> states;  // node id: its last state (--shg's lines)
   auto start = std::chrono::steady_clock::now();
@@ -252,13 +315,19 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     });
     if (refused) return 1;  // the launched program is ended by its destructor
   }
+  if (o.daemons > 0) wait_for_daemons(s, o.daemons, o.daemons_wait, err);
+  // On the findings' clock (engine time, from the session's start): after any wait for
+  // daemons, where a finding's "since" is to be counted from.
+  const double search_started = elapsed();
   s.run_line("<DYPER PID='DM' COMMAND='STREAM'/>", handle);
   s.run_line(search_request_xml(o), handle);
   if (refused) return 1;
   if (program) program->release();
 
-  auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(o.seconds));
+  // --seconds counts from the search's start: a wait for daemons comes before it.
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(o.seconds));
   descendant_watch descendants;
   std::optional<int> exit_status;
   bool all_gone = false;
@@ -271,7 +340,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
       if ((exit_status = program->wait_status())) break;
       if (++ticks % 4 == 0)
         for (auto pid : descendants.look(*program)) s.run_line(watch_xml(pid), quiet);
-    } else if (std::none_of(pids.begin(), pids.end(), process_alive)) {
+    } else if (!pids.empty() && std::none_of(pids.begin(), pids.end(), process_alive)) {
       all_gone = true;
       break;
     }
@@ -296,16 +365,22 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   });
   std::vector<pc::node_view> views;
   for (auto& n : graph.nodes) views.push_back(node_view_of(n));
-  auto open = pc::inconclusive_nodes(views, o.json ? views.size() : found.findings.empty() ? 10 : 5);
+  auto open = pc::inconclusive_nodes(views, o.json                   ? views.size()
+                                            : found.findings.empty() ? 10
+                                                                     : 5);
   // What repeats across the processes searched, once (pc/finding_folding.hpp).
   std::vector<pc::searched_process> processes_searched;
   for (auto& p : watched) processes_searched.push_back({p.pid, "", p.name});
+  auto remote = o.publish.address.empty() ? std::vector<pc::searched_process>{}
+                                          : daemons_processes(s, watched);
+  processes_searched.insert(processes_searched.end(), remote.begin(), remote.end());
   auto folded = pc::fold_findings(pc_findings(found.findings, views), processes_searched, views);
 
   std::string how;  // how the search ended, for people
   if (program) {
     how = "the program (pid " + std::to_string(program->pid()) + ") " +
-          (ended_by_us ? std::string(interrupted ? "was stopped on interrupt: " : "was ended at --seconds: ")
+          (ended_by_us ? std::string(interrupted ? "was stopped on interrupt: "
+                                                 : "was ended at --seconds: ")
                        : std::string()) +
           (WIFSIGNALED(*exit_status) && !ended_by_us ? "was " : "") +
           launched_program::describe(*exit_status) + " after " + seconds_text(searched);
@@ -320,15 +395,22 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
       program_json = "\"program\":{\"pid\":" + std::to_string(program->pid()) +
                      ",\"exit_code\":" + std::to_string(launched_program::exit_code(*exit_status)) +
                      ",\"ended_by\":" +
-                     shg_json_string(!ended_by_us ? "exit" : interrupted ? "interrupt" : "seconds") +
-                     ",\"status\":" + shg_json_string(launched_program::describe(*exit_status)) + "},";
+                     shg_json_string(!ended_by_us  ? "exit"
+                                     : interrupted ? "interrupt"
+                                                   : "seconds") +
+                     ",\"status\":" + shg_json_string(launched_program::describe(*exit_status)) +
+                     "},";
     std::string processes;
     for (auto& p : watched)
-      processes += std::string(processes.empty() ? "" : ",") + "{\"pid\":" +
-                     std::to_string(p.pid) + ",\"name\":" + shg_json_string(p.name) + "}";
+      processes += std::string(processes.empty() ? "" : ",") + "{\"pid\":" + std::to_string(p.pid) +
+                   ",\"name\":" + shg_json_string(p.name) + "}";
+    for (auto& p : remote)  // a daemon's: named by its /Machine resource
+      processes += std::string(processes.empty() ? "" : ",") + "{\"pid\":" + std::to_string(p.pid) +
+                   ",\"machine\":" + shg_json_string(p.machine) + "}";
     auto nodes = shg_json(graph.nodes);  // {"nodes":[…]}
     *report << "{" << program_json << "\"processes\":[" << processes
             << "],\"seconds\":" << shg_json_number(searched)
+            << ",\"started\":" << shg_json_number(search_started)
             << ",\"findings\":" << findings_json(found.findings)
             << ",\"folded\":" << folded_json(folded)
             << ",\"inconclusive\":" << inconclusive_json(open) << "," << nodes.substr(1) << '\n';

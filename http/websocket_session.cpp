@@ -1,5 +1,8 @@
 #include "http/websocket_session.hpp"
 
+#include "actors/performance_stream_actor.hpp"
+#include "http/data_event_merge.hpp"
+
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/ssl.hpp>
@@ -20,6 +23,10 @@ using tcp = boost::asio::ip::tcp;
 // that stopped reading never lets it through) before its socket is simply shut.
 constexpr auto close_grace = std::chrono::seconds(2);
 
+// How long a DATA event may be held for others of its stream to join it (docs/DASHBOARD.md §2):
+// a page redraws its charts once a second; a browser pays for each message.
+constexpr auto data_hold = std::chrono::milliseconds(100);
+
 // Stream: beast::tcp_stream, or beast::ssl_stream over it (--tls-*).
 template <class Stream>
 class websocket_session final : public gateway_transport,
@@ -33,6 +40,7 @@ class websocket_session final : public gateway_transport,
       : ctx_(std::move(ctx)),
         ws_(std::move(stream)),
         close_timer_(ctx_->io),
+        hold_timer_(ctx_->io),
         pause_bytes_(ctx_->options.gateway->pause_output_bytes) {
     ++ctx_->open_connections;
   }
@@ -58,8 +66,8 @@ class websocket_session final : public gateway_transport,
   // ---------------------------------------------------------------- gateway_transport
   // (called by the connection's actor, from any thread)
 
-  write_result send_reply(std::string_view xml) override { return enqueue(xml); }
-  write_result send_event(std::string_view xml) override { return enqueue(xml); }
+  write_result send_reply(std::string_view xml) override { return enqueue(xml, false); }
+  write_result send_event(std::string_view xml) override { return enqueue(xml, true); }
 
   void hold_reading(bool hold) override {
     ctx_->post([self = shared_from_this(), hold] {
@@ -72,6 +80,7 @@ class websocket_session final : public gateway_transport,
     {
       std::lock_guard<std::mutex> lock(mutex_);
       queue_.clear();
+      merge_.take();
       unsent_ = 0;
       if (closing_) return;
       closing_ = true;
@@ -89,6 +98,7 @@ class websocket_session final : public gateway_transport,
   // ---------------------------------------------------------------- server_session
   void shut_down() override {
     close_timer_.cancel();
+    hold_timer_.cancel();
     beast::get_lowest_layer(ws_).close();  // cancels its timers too
   }
 
@@ -97,6 +107,7 @@ class websocket_session final : public gateway_transport,
     {
       std::lock_guard<std::mutex> lock(mutex_);
       queue_.clear();
+      merge_.take();
       unsent_ = 0;
       if (closing_) return;  // a close is under way; it ends within its grace
       closing_ = true;
@@ -106,17 +117,40 @@ class websocket_session final : public gateway_transport,
   }
 
  private:
-  write_result enqueue(std::string_view xml) {
+  write_result enqueue(std::string_view xml, bool event) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (closing_) return {};
-    queue_.emplace_back(xml);
+    ready_.clear();
+    merge_.add(xml, event, ready_);
+    for (auto& m : ready_) push(std::move(m));
+    if (merge_.holding() && !hold_armed_) {
+      hold_armed_ = true;
+      ctx_->post([self = shared_from_this()] { self->arm_hold(); });
+    }
+    return {unsent_, paused_};
+  }
+
+  // mutex_ held: `xml` joins the output, and the writer starts if it is idle.
+  void push(std::string xml) {
     unsent_ += xml.size();
+    queue_.push_back(std::move(xml));
     if (!paused_ && unsent_ > pause_bytes_) paused_ = true;
     if (!writing_) {
       writing_ = true;
       ctx_->post([self = shared_from_this()] { self->write_next(); });
     }
-    return {unsent_, paused_};
+  }
+
+  // I/O thread: a held DATA event goes when its time is up (or sooner, with the next other
+  // message).
+  void arm_hold() {
+    hold_timer_.expires_after(data_hold);
+    hold_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      self->hold_armed_ = false;
+      if (ec || self->closing_) return;
+      if (auto held = self->merge_.take()) self->push(std::move(*held));
+    });
   }
 
   // I/O thread from here on.
@@ -213,6 +247,7 @@ class websocket_session final : public gateway_transport,
   std::shared_ptr<server_context> ctx_;  // first: destroyed last, after the socket
   websocket::stream<Stream> ws_;
   boost::asio::steady_timer close_timer_;
+  boost::asio::steady_timer hold_timer_;
   const std::size_t pause_bytes_;
   std::uint64_t registration_ = 0;
   std::string origin_;
@@ -225,6 +260,9 @@ class websocket_session final : public gateway_transport,
   bool paused_ = false;
   bool writing_ = false;
   bool closing_ = false;
+  data_event_merge merge_{default_stream_batch};  // DATA held to be sent with the next ones
+  std::vector<std::string> ready_;                // what the merge let go, to be queued
+  bool hold_armed_ = false;                       // hold_timer_ runs (or is about to)
 
   // I/O thread only.
   std::string current_;  // the message being written

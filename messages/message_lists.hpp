@@ -28,10 +28,10 @@ using request_types =
               findings_request, evidence_note, topology_query>;
 // The requests about observed processes: the data manager passes each to its process
 // registry, which answers it (docs/PROTOCOL.md). A new process request is listed here.
+// CALLGRAPH is not: of every process it asks the daemons too (data_manager_actor.cpp).
 using process_request_types =
     type_list<attach_request, detach_request, list_processes, frames_stats_query,
-              process_command, watch_request, unwatch_request, profile_request, stacks_request,
-              callgraph_request>;
+              process_command, watch_request, unwatch_request, profile_request, stacks_request>;
 using reply_types = type_list<metric_info, resource_info, phase_info, metric_list, resource_list,
                               phase_list, stream_opened, ok_reply, samples_ack, mi_info,
                               histogram_data, status_info, samplerate_info, log_written,

@@ -91,6 +91,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(evidence_call);
   PERFDM_REGISTER(std::vector<evidence_call>);
   PERFDM_REGISTER(evidence_note);
+  PERFDM_REGISTER(window_query);
+  PERFDM_REGISTER(window_answer);
+  PERFDM_REGISTER(std::vector<window_answer>);
+  PERFDM_REGISTER(window_answers);
   PERFDM_REGISTER(topology_query);
   PERFDM_REGISTER(topology_node);
   PERFDM_REGISTER(std::vector<topology_node>);

@@ -76,7 +76,8 @@ std::map<int, std::string> process_labels(const std::vector<finding>& ranked,
     if (c.size() >= 3)
       where[p.pid] = {c[1], c[2]};
     else if (!p.name.empty())
-      where.emplace(p.pid, std::make_pair(std::string(), p.name + "{" + std::to_string(p.pid) + "}"));
+      where.emplace(p.pid,
+                    std::make_pair(std::string(), p.name + "{" + std::to_string(p.pid) + "}"));
   }
   for (auto& f : ranked)
     if (names_process(f)) {
@@ -106,30 +107,37 @@ int id_in_braces(const std::string& c) {
 
 // `part` is `whole` or below it.
 bool at_or_below(const std::string& part, const std::string& whole) {
-  return part == whole || (part.size() > whole.size() && part.compare(0, whole.size(), whole) == 0 &&
-                           part[whole.size()] == '/');
+  return part == whole || (part.size() > whole.size() &&
+                           part.compare(0, whole.size(), whole) == 0 && part[whole.size()] == '/');
 }
 
 // For an outlier without a finding: the group's hypothesis in its process, at the group's
 // code or the deepest code above it; concluded false before open, the process before a
 // thread (an open node: a process the search had not decided on when it ended).
-std::string shown_there(const folded_finding& g, int pid, const std::vector<node_view>& nodes) {
+// `host`, when not empty, holds this process alone among those searched (a daemon's node of a
+// cluster): a node at /Machine/<host> then speaks of the process too.
+std::string shown_there(const folded_finding& g, int pid, const std::string& host,
+                        const std::vector<node_view>& nodes) {
   const node_view* best = nullptr;
   auto rank = [](const node_view& n) {
     return std::make_tuple(n.code.size(), n.state == "false", -static_cast<int>(n.machine.size()));
   };
   for (auto& n : nodes) {
-    if ((n.state != "false" && n.state != "unknown") || n.hypothesis != g.members.front().node.hypothesis)
+    if ((n.state != "false" && n.state != "unknown") ||
+        n.hypothesis != g.members.front().node.hypothesis)
       continue;
     auto c = components(n.machine);
-    if (c.size() < 3 || id_in_braces(c[2]) != pid || !at_or_below(g.code, n.code)) continue;
+    bool its_process = c.size() >= 3 && id_in_braces(c[2]) == pid;
+    bool its_host = !host.empty() && c.size() == 2 && c[1] == host;
+    if ((!its_process && !its_host) || !at_or_below(g.code, n.code)) continue;
     if (!best || rank(n) > rank(*best)) best = &n;
   }
   if (!best) return "";
   auto f = finding_of(*best, nodes);
   f.node.since = -1;
   f.inconclusive = false;
-  return finding_text(f) + (best->state == "false" ? " \u2014 concluded false" : " \u2014 not concluded");
+  return finding_text(f) +
+         (best->state == "false" ? " \u2014 concluded false" : " \u2014 not concluded");
 }
 
 folded_finding single(const finding& f, std::size_t of) {
@@ -150,7 +158,9 @@ folded_finding single(const finding& f, std::size_t of) {
 
 folded_finding fold(const std::vector<finding>& members, const std::set<int>& pids,
                     const std::set<int>& all, const std::vector<finding>& ranked,
-                    const std::map<int, std::string>& labels, const std::vector<node_view>& nodes) {
+                    const std::map<int, std::string>& labels,
+                    const std::map<int, std::string>& sole_host,
+                    const std::vector<node_view>& nodes) {
   folded_finding e;
   e.members = members;
   e.pids.assign(pids.begin(), pids.end());
@@ -174,8 +184,9 @@ folded_finding fold(const std::vector<finding>& members, const std::set<int>& pi
   auto shown = members.front();
   shown.node.syncobject = e.syncobject;
   shown.node.file = e.file;
-  e.text = first.hypothesis + " " + value_text(first.hypothesis, e.low, e.high) + where_text(shown) +
-           " \u2014 in " + std::to_string(pids.size()) + " of " + std::to_string(e.of) + " processes";
+  e.text = first.hypothesis + " " + value_text(first.hypothesis, e.low, e.high) +
+           where_text(shown) + " \u2014 in " + std::to_string(pids.size()) + " of " +
+           std::to_string(e.of) + " processes";
   if (e.since >= 0) {
     char buf[48];
     std::snprintf(buf, sizeof buf, " \u2014 since %.1f s", e.since);
@@ -193,14 +204,18 @@ folded_finding fold(const std::vector<finding>& members, const std::set<int>& pi
         o.text = f.text;
         break;
       }
-    if (o.text.empty()) o.text = shown_there(e, pid, nodes);
+    if (o.text.empty()) {
+      auto h = sole_host.find(pid);
+      o.text = shown_there(e, pid, h == sole_host.end() ? std::string() : h->second, nodes);
+    }
     if (o.text.empty()) o.text = "no finding";
     if (outliers_shown(e) && e.outliers.size() < outliers_in_line)
       e.line += "; process " + o.process + ": " + o.text;
     e.outliers.push_back(o);
   }
   if (outliers_shown(e) && e.outliers.size() > outliers_in_line)
-    e.line += "; \u2026 and " + std::to_string(e.outliers.size() - outliers_in_line) + " more processes";
+    e.line +=
+        "; \u2026 and " + std::to_string(e.outliers.size() - outliers_in_line) + " more processes";
   return e;
 }
 
@@ -223,6 +238,13 @@ std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
       groups[fold_key(ranked[i])].push_back(i);
     }
   auto labels = process_labels(ranked, processes);
+  // The hosts that hold one searched process each (a cluster of one process per node).
+  std::map<std::string, std::vector<int>> on_host;
+  for (auto& p : processes)
+    if (auto c = components(p.machine); c.size() >= 3) on_host[c[1]].push_back(p.pid);
+  std::map<int, std::string> sole_host;
+  for (auto& [host, pids] : on_host)
+    if (pids.size() == 1) sole_host[pids.front()] = host;
   std::vector<folded_finding> out;
   std::set<std::string> done;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
@@ -242,7 +264,7 @@ std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
     if (!done.insert(key).second) continue;  // folded at its best member's rank
     std::vector<finding> members;
     for (auto k : group) members.push_back(ranked[k]);
-    out.push_back(fold(members, pids, all, ranked, labels, nodes));
+    out.push_back(fold(members, pids, all, ranked, labels, sole_host, nodes));
   }
   return out;
 }

@@ -282,7 +282,15 @@ void search_engine::refine(std::uint64_t id) {
 
 std::vector<hierarchy> search_engine::where_order(const shg_node& n) const {
   std::vector<hierarchy> order;
-  auto& pruned = info(n.hyp).pruned;
+  auto pruned = info(n.hyp).pruned;
+  // Paradyn prunes /Machine for sync waiting: on one host the lock and the code say where.
+  // Over several hosts (a tree of daemons) which process waits is half the answer, and a
+  // lock lives in one process: the search goes down /Machine then too, to the process (its
+  // threads, each waiting on the same lock, would only repeat it).
+  auto& machine = n.focus[hierarchy::machine];
+  if (std::count(machine.begin(), machine.end(), '/') < 3 &&
+      tree_.refinements(hierarchy::machine, hierarchy_root(hierarchy::machine)).size() > 1)
+    pruned[static_cast<std::size_t>(hierarchy::machine)] = false;
   if (n.reached_by && !pruned[static_cast<std::size_t>(*n.reached_by)])
     order.push_back(*n.reached_by);
   for (auto h : all_hierarchies)

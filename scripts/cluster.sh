@@ -7,6 +7,13 @@
 # one hostname and names the daemons hostK anyway.
 #
 # Usage: scripts/cluster.sh N [--relays R] [--seconds S] [--enable METRIC] [--no-unshare]
+#                           [--search S [--json]] [--checktime MS]
+#   --search S: one Performance Consultant search over the whole cluster instead of an engine
+#   (`perfdm search --publish … --daemons N --seconds S`): every daemon then watches one
+#   examples/cluster/cluster_job process, and host N's misbehaves (waits for a lock); the
+#   report, folded (`CPUbound … in N-1 of N processes; process hostN:…`), is printed at the
+#   end (--json: as JSON). --checktime: the daemons' mean ms between stack samples (default
+#   1000; 20 with --search).
 #   --enable METRIC: a watcher (perfdm client --watch) enables METRIC over the whole program
 #   ("/") once the daemons registered, as a person watching the cluster would.
 #   With --seconds S it runs S seconds and then tears everything down (for benchmarks: it
@@ -17,9 +24,12 @@
 set -u
 N=${1:?usage: cluster.sh N [--relays R] [--seconds S] [--no-unshare]}
 shift
-RELAYS=0 SECONDS_TO_RUN="" UNSHARE=1 ENABLE=""
+RELAYS=0 SECONDS_TO_RUN="" UNSHARE=1 ENABLE="" SEARCH="" JSON="" CHECKTIME=""
 while [ $# -gt 0 ]; do
   case $1 in
+    --search) SEARCH=$2; shift 2 ;;
+    --json) JSON=--json; shift ;;
+    --checktime) CHECKTIME=$2; shift 2 ;;
     --relays) RELAYS=$2; shift 2 ;;
     --seconds) SECONDS_TO_RUN=$2; shift 2 ;;
     --no-unshare) UNSHARE=0; shift ;;
@@ -28,6 +38,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 PERFDM=${PERFDM:-$(cd "$(dirname "$0")/.." && pwd)/build/perfdm}
+JOB=${CLUSTER_JOB:-$(dirname "$PERFDM")/examples/cluster_job}
+[ -z "$CHECKTIME" ] && { [ -n "$SEARCH" ] && CHECKTIME=20 || CHECKTIME=1000; }
 DIR=$(mktemp -d /tmp/perfdm_cluster.XXXXXX)
 PIDS=()
 teardown() {
@@ -58,7 +70,13 @@ port_of() {  # the port a process printed after "publishing on 127.0.0.1:"
   return 1
 }
 
-"$PERFDM" engine --publish 127.0.0.1:0 --log "$DIR/engine.log" </dev/null 2>"$DIR/engine.err" &
+if [ -n "$SEARCH" ]; then
+  # The search is the engine: it waits for the N daemons, searches S seconds, and reports.
+  "$PERFDM" search --publish 127.0.0.1:0 --daemons "$N" --daemons-wait 120 --seconds "$SEARCH" ${SEARCH_ARGS:-} \
+    $JSON 2>"$DIR/engine.err" &
+else
+  "$PERFDM" engine --publish 127.0.0.1:0 --log "$DIR/engine.log" </dev/null 2>"$DIR/engine.err" &
+fi
 ENGINE=$!
 EPORT=$(port_of "$DIR/engine.err") || exit 1
 UPSTREAMS=()
@@ -74,9 +92,17 @@ done
 WORK='while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 1; done'
 for k in $(seq "$N"); do
   up=${UPSTREAMS[$(( (k - 1) % ${#UPSTREAMS[@]} ))]}
+  START="sh -c '$WORK'" AFTER=""
+  if [ -n "$SEARCH" ]; then  # one process of a job per host; the last host's misbehaves
+    # Niced: 64 busy processes on a small machine would starve the daemons being measured
+    # (a niced thread that waits for the CPU is still running: CPUbound is unchanged). The
+    # daemon watches it once it is cluster_job (a process is named when it is watched).
+    START="'$JOB' 1 3600$([ "$k" -eq "$N" ] && [ "$N" -gt 1 ] && echo ' outlier') >/dev/null"
+    AFTER="renice -n 19 -p \$! >/dev/null; sleep 0.2;"
+  fi
   # The workload and its daemon share the host's namespace; the daemon replaces the shell
   # (exec), so SIGTERM to the recorded pid reaches the daemon itself.
-  run="sh -c '$WORK' & echo \$! >'$DIR/work$k.pid'; exec \"$PERFDM\" daemon --upstream $up --name host$k --checktime 1000 --pid \$!"
+  run="$START & echo \$! >'$DIR/work$k.pid'; $AFTER exec \"$PERFDM\" daemon --upstream $up --name host$k --checktime $CHECKTIME --pid \$!"
   if [ "$UNSHARE" -eq 1 ]; then
     unshare -u sh -c "hostname host$k; $run" >/dev/null 2>"$DIR/daemon$k.err" &
   else
@@ -87,6 +113,13 @@ done
 registered() { grep -l "forwarding to" "$DIR"/daemon*.err 2>/dev/null | wc -l; }
 echo "cluster: engine 127.0.0.1:$EPORT, $RELAYS relays, $N daemons (files in $DIR)"
 for _ in $(seq 300); do [ "$(registered)" -ge "$N" ] && break; sleep 0.1; done
+if [ -n "$SEARCH" ]; then
+  wait "$ENGINE"
+  status=$?
+  ENGINE=""
+  grep -v "^perfdm: wrote the log" "$DIR/engine.err" >&2
+  exit $status
+fi
 if [ -n "$ENABLE" ]; then
   # From a file: `perfdm client` reads its requests up to end of input before it runs them
   # (a FIFO held open never ends, so nothing was enabled), then keeps watching.

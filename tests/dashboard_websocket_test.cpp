@@ -49,6 +49,41 @@ TEST_CASE("dashboard: a WebSocket client's stream gets the events other clients 
   CHECK(ws.next() == "<DYPER NEWMETRIC='0' ID='0' NAME='cpu' STYLE='COUNTER' UNITS='s'/>");
 }
 
+TEST_CASE("dashboard: DATA events that follow each other reach a WebSocket merged, every value in order",
+          "[dashboard][websocket]") {
+  // The page's 20 live histograms were 1,000 messages a second (a DATA event per command, T2):
+  // a WebSocket gets them merged (docs/DASHBOARD.md §2), as many values, fewer messages.
+  engine_process engine("ws-merge");
+  ws_client ws(engine.http_port());
+  gateway_test::client tcp(engine.tcp_port());
+  ws.ask(dm("STREAM"));
+  ws.ask(dm("DEFINE", "<METRIC NAME='n' STYLE='COUNTER' UNITS=''/>"));
+  ws.ask(dm("ENABLE", "<ENABLE STREAM='0' METRIC='n'/>"));
+  // 100 commands sent without waiting for their replies, each completing a bucket.
+  const int commands = 100;
+  for (int i = 0; i < commands; ++i)
+    tcp.send(dm("SAMPLES", "<SAMPLES><S MI='0' START='" + std::to_string(i * 0.2) + "' END='" +
+                               std::to_string((i + 1) * 0.2) + "' VALUE='1'/></SAMPLES>"));
+  for (int i = 0; i < commands; ++i) CHECK(tcp.next().text.find("<OK COUNT='1'") != std::string::npos);
+  std::vector<int> buckets;
+  int events = 0;
+  const std::regex value("<V MI='0' PHASE='GLOBAL' BUCKET='(\\d+)' VALUE='1'/>");
+  while (buckets.size() < static_cast<std::size_t>(commands)) {
+    auto m = ws.next();
+    REQUIRE(m.rfind("<DYPER DATA='0'>", 0) == 0);
+    ++events;
+    int n = 0;
+    for (std::sregex_iterator it(m.begin(), m.end(), value), end; it != end; ++it, ++n)
+      buckets.push_back(std::stoi((*it)[1]));
+    CHECK(n >= 1);
+    CHECK(n <= 50);
+  }
+  std::vector<int> expected(commands);  // the last sample ends bucket 99 too
+  for (int i = 0; i < commands; ++i) expected[i] = i;
+  CHECK(buckets == expected);
+  CHECK(events < commands);
+}
+
 TEST_CASE("dashboard: a WebSocket client that goes has its streams closed (T3)",
           "[dashboard][websocket]") {
   engine_process engine("ws-t3");

@@ -153,6 +153,32 @@ TEST_CASE("pc folding: an outlier without a finding shows the hypothesis false t
         "CPUbound 90% of time in relax (job) \u2014 process job{505} \u2014 not concluded");
 }
 
+TEST_CASE("pc folding: an outlier alone on its host shows the hypothesis false at that host",
+          "[pc]") {
+  // A cluster of one process per daemon's host: the search decided CPUbound at /Machine/h3,
+  // which holds the outlier only, and never went down to its process.
+  std::vector<node_view> nodes = {
+      node("CPUbound", "/Code/job/relax", "/Machine/h1/job{801}/job{801}", "true", 1.0),
+      node("CPUbound", "/Code/job/relax", "/Machine/h2/job{802}/job{802}", "true", 1.0),
+      node("CPUbound", "/Code/job/relax", "/Machine/h3", "false", 0.0),
+      node("CPUbound", "/Code/job/relax", "/Machine/h4", "false", 0.0),
+  };
+  std::vector<searched_process> processes = {{801, "/Machine/h1/job{801}", ""},
+                                             {802, "/Machine/h2/job{802}", ""},
+                                             {803, "/Machine/h3/job{803}", ""},
+                                             {804, "/Machine/h4/job{804}", ""},
+                                             {805, "/Machine/h4/job{805}", ""}};
+  auto folded = fold_findings(ranked({nodes[0], nodes[1]}), processes, nodes);
+  REQUIRE(folded.size() == 1);
+  REQUIRE(folded[0].outliers.size() == 3);
+  CHECK(folded[0].outliers[0].process == "h3:job{803}");
+  CHECK(folded[0].outliers[0].text.find("CPUbound 0% of time in relax (job)") == 0);
+  CHECK(folded[0].outliers[0].text.find("concluded false") != std::string::npos);
+  // h4 holds two processes: its node speaks of neither alone.
+  CHECK(folded[0].outliers[1].text == "no finding");
+  CHECK(folded[0].outliers[2].text == "no finding");
+}
+
 TEST_CASE("pc folding: many outliers are capped in the line but all kept, hosts named when they differ",
           "[pc]") {
   std::vector<node_view> nodes = {

@@ -329,6 +329,37 @@ TEST_CASE("pc: sync waiting is refined by code and lock, never by machine", "[pc
   CHECK(found_lock);
 }
 
+TEST_CASE("pc: over several hosts sync waiting is refined by machine too, down to the process",
+          "[pc]") {
+  tunables t;
+  t.sufficient_time = 1;
+  search_engine s(t, 0);
+  for (auto r : {"/Code/app/main", "/Code/app/locker", "/Machine/h1/app{1}/app{1}",
+                 "/Machine/h2/app{2}/app{2}", "/SyncObject/Mutex/0x1000"})
+    s.add_resource(r);
+  s.set_call_graph({"/Code/app/main"}, {{"/Code/app/main", "/Code/app/locker"}});
+  // Only host h2's process waits, on its lock.
+  driver d{s, [](const std::string& metric, const focus& f) {
+             if (metric != "sync_wait") return 0.0;
+             auto& m = f[hierarchy::machine];
+             bool there = m == "/Machine" || m.rfind("/Machine/h2", 0) == 0;
+             return there ? 0.6 : 0.0;
+           }};
+  d.run(30);
+  bool found_process = false, h1_true = false;
+  for (auto& n : s.graph().nodes()) {
+    if (n.hyp != hypothesis::excessive_sync_waiting_time || n.state != node_state::true_) continue;
+    if (n.focus[hierarchy::machine] == "/Machine/h2/app{2}") found_process = true;
+    if (n.focus[hierarchy::machine].rfind("/Machine/h1", 0) == 0) h1_true = true;
+  }
+  CHECK(found_process);
+  CHECK_FALSE(h1_true);
+  // Not down to the threads: each would repeat its process's lock.
+  for (auto& n : s.graph().nodes())
+    if (n.hyp == hypothesis::excessive_sync_waiting_time)
+      CHECK(n.focus[hierarchy::machine] != "/Machine/h2/app{2}/app{2}");
+}
+
 TEST_CASE("pc: I/O blocking is refined why-first into TooManySmallIOOps", "[pc]") {
   tunables t;
   t.sufficient_time = 1;

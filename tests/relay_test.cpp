@@ -389,4 +389,67 @@ TEST_CASE("relay: kill -9 of a relay: its daemons go on at the engine, streams a
     return got == Approx(expected).epsilon(1e-9);
   });
   CHECK(got == Approx(expected).epsilon(1e-9));
+TEST_CASE("relay: one search over the processes of daemons on three hosts folds the alike and names the outlier",
+          "[relay][remote][pc-cluster]") {
+  if (std::system("unshare -u true 2>/dev/null") != 0) {
+    WARN("unshare -u is not permitted here (needs CAP_SYS_ADMIN): skipped");
+    return;
+  }
+  // One process per host, as an MPI job on three nodes: two compute, the third (the outlier)
+  // waits for a lock. Host a's and b's daemons are behind a relay, host c's joins directly.
+  const std::string job = std::string(PERFDM_PC_WORKLOADS) + "/cluster_job";
+  process ja({job, "1", "60"}, "", "cluster_job_a");
+  process jb({job, "1", "60"}, "", "cluster_job_b");
+  process jc({job, "1", "60", "outlier"}, "", "cluster_job_c");
+  process search({PERFDM_BINARY, "search", "--publish", "127.0.0.1:0", "--daemons", "3",
+                  "--daemons-wait", "15", "--seconds", "8", "--json"},
+                 "", "cluster_search");
+  const std::string marker = "publishing on 127.0.0.1:";
+  std::string upstream;
+  REQUIRE(eventually([&] {
+    auto text = search.err();
+    auto at = text.find(marker);
+    if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
+    upstream = "127.0.0.1:" + std::to_string(std::stoi(text.substr(at + marker.size())));
+    return true;
+  }));
+  relay_process relay(upstream, "relay-ab");
+  auto host_daemon = [&](const std::string& host, const std::string& up, const process& p) {
+    return std::make_unique<process>(
+        std::vector<std::string>{"/usr/bin/unshare", "-u", "/bin/sh", "-c",
+                                 "hostname " + host + " && exec " + PERFDM_BINARY +
+                                     " daemon --upstream " + up + " --pid " +
+                                     std::to_string(p.pid())},
+        "", "cluster_daemon");
+  };
+  auto a = host_daemon("perfdm-test-node-a", relay.address(), ja);
+  auto b = host_daemon("perfdm-test-node-b", relay.address(), jb);
+  auto c = host_daemon("perfdm-test-node-c", upstream, jc);
+  CHECK(search.wait() == 0);
+  auto out = search.out();
+  INFO(search.err());
+  INFO(out);
+  CHECK(search.err().find("3 of 3 daemons joined") != std::string::npos);
+  // Every process of every host was searched.
+  for (auto* p : {&ja, &jb, &jc})
+    CHECK(out.find("{\"pid\":" + std::to_string(p->pid()) + ",\"machine\":\"/Machine/") !=
+          std::string::npos);
+  auto folded_at = out.find("\"folded\":[");
+  REQUIRE(folded_at != std::string::npos);
+  auto folded = out.substr(folded_at);
+  // The two computing processes read once, the outlier apart, named by its host.
+  std::smatch m;
+  REQUIRE(std::regex_search(
+      folded, m,
+      std::regex("\"hypothesis\":\"CPUbound\",\"focus\":\\{\"code\":\"/Code/cluster_job/relax\""
+                 "[^{}]*\\}[^\\[]*\"processes\":2,\"of\":3,\"pids\":\\[[0-9,]+\\],\"outliers\":"
+                 "\\[\\{\"pid\":(\\d+),\"process\":\"([^\"]*)\"")));
+  CHECK(m[1].str() == std::to_string(jc.pid()));
+  CHECK(m[2].str() == "perfdm-test-node-c:cluster_job{" + std::to_string(jc.pid()) + "}");
+  // The outlier's trouble, measured on its own host: its threads wait for the lock, and over
+  // several hosts the search names the process that waits (sync goes down /Machine there).
+  CHECK(std::regex_search(
+      folded, std::regex("\"text\":\"ExcessiveSyncWaitingTime [^\"]* from hold_and_wait")));
+  CHECK(folded.find("\"process\":\"perfdm-test-node-c:cluster_job{" + std::to_string(jc.pid()) +
+                    "}\",\"text\":\"ExcessiveSyncWaitingTime ") != std::string::npos);
 }

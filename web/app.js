@@ -67,12 +67,19 @@ function button(label, onclick) {
 
 // ------------------------------------------------------------------- status
 
+// Text written only when it changes: every write lays out and paints the page again (a
+// status line rewritten each second with the same values was a repaint a second).
+function setText(element, text) {
+  const t = String(text);
+  if (element.textContent !== t) element.textContent = t;
+}
+
 async function refreshStatus() {
   const status = (await connection.request(dm('STATUS'))).firstElementChild;
-  $('st-clock').textContent = Number(status.getAttribute('NOW')).toFixed(2);
-  $('st-interval').textContent = status.getAttribute('SAMPLEINTERVAL');
+  setText($('st-clock'), Number(status.getAttribute('NOW')).toFixed(2));
+  setText($('st-interval'), status.getAttribute('SAMPLEINTERVAL'));
   state.currentPhase = status.getAttribute('PHASE');
-  $('st-phase').textContent = state.currentPhase;
+  setText($('st-phase'), state.currentPhase);
   const archived = new Map();  // phase id → [mi]
   for (const mi of status.querySelectorAll('MI'))
     for (const p of (mi.getAttribute('ARCHIVED') || '').split(' ').filter(Boolean)) {
@@ -86,12 +93,12 @@ async function refreshStatus() {
     lost += Number(t.getAttribute('LOST'));
     torn += Number(t.getAttribute('TORN'));
   }
-  $('st-lost').textContent = lost;
-  $('st-torn').textContent = torn;
+  setText($('st-lost'), lost);
+  setText($('st-torn'), torn);
   // The count of open connections is the engine's own, not a protocol value: /metrics has it.
   const text = await (await fetch('/metrics')).text();
   const clients = text.match(/^perfdm_clients (\d+)/m);
-  if (clients) $('st-clients').textContent = clients[1];
+  if (clients) setText($('st-clients'), clients[1]);
 }
 
 // ------------------------------------------------------------------- processes
@@ -470,7 +477,7 @@ connection.onEvent((e) => {
       for (const c of state.charts.values()) c.histogram.render();
     }).catch(showError);
   } else if (e.hasAttribute('SAMPLERATE')) {
-    $('st-interval').textContent = e.getAttribute('INTERVAL');
+    setText($('st-interval'), e.getAttribute('INTERVAL'));
   } else if (e.hasAttribute('NEWMETRIC')) {
     addMetric(e);
   } else if (e.hasAttribute('NEWRESOURCE')) {

@@ -10,6 +10,29 @@
 
 const stateColours = { running: '#e8833a', lock: '#c0392b', io: '#2e86c1', sleep: '#95a5a6', other: '#8e44ad' };
 const highlightColour = '#e600e6';
+const minFrameSize = 2;  // narrower frames are not drawn: the eye cannot tell them apart
+const structureEvery = 3000;  // ms: the longest a frame of 2–4 px may wait to appear or go
+
+// The counts of `from` copied into the nodes of `to` on the same call paths (a drawn tree kept
+// for a new one that draws alike, or whose frames only move): what hover, titles and the
+// layout read stays current.
+export function carryCounts(to, from) {
+  to.value = from.value;
+  to.state = from.state;
+  if ('delta' in from) Object.assign(to, { delta: from.delta, before: from.before, after: from.after });
+  if (!to.children.length) return;
+  const byName = new Map(from.children.map(c => [c.name, c]));
+  for (const c of to.children) {
+    const f = byName.get(c.name);
+    if (f) carryCounts(c, f); else zeroCounts(c);  // a call path gone from the new tree
+  }
+}
+
+function zeroCounts(node) {
+  node.value = 0;
+  if ('delta' in node) Object.assign(node, { delta: 0, before: 0, after: 0 });
+  node.children.forEach(zeroCounts);
+}
 
 const entities = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
 function unescape(text) {
@@ -107,15 +130,36 @@ export class FlameGraph {
     this.chart = window.flamegraph.default()
       .width(Math.max(400, container.clientWidth - 4))
       .cellHeight(18)
-      .minFrameSize(2)  // narrower frames are not drawn: the eye cannot tell them apart
+      .minFrameSize(minFrameSize)
       .transitionDuration(0)
       .resetHeightOnZoom(true)  // the height follows each profile's depth, not the first one's
       .selfValue(false)
       .setColorMapper((d) => this.colour(d))
       .setLabelHandler((d) => this.label(d))
       .setDetailsElement(details)
-      .onClick((d) => { this.zoomPath = d.ancestors().reverse().slice(1).map(n => n.data.name); this.mark(); });
+      .onHover((d) => this.retitle(d))
+      .onClick((d) => {
+        this.zoomPath = d.ancestors().reverse().slice(1).map(n => n.data.name);
+        this.unzoomed = false;
+        this.mark();
+      });
     this.drawn = false;
+    this.updates = 0;  // draws by the library; new trees whose frames only moved; drawn alike
+    this.moved = 0;
+    this.skipped = 0;
+    this.unzoomed = true;  // the library's drawing has no zoom (its hide and fade flags unset)
+    this.domFrames = new Map();  // the frames the library drew last (look().frames)
+    this.structureDrawn = 0;     // when (Date.now())
+    this.hidden = new Set();     // drawn frames moveFrames found too narrow: hidden
+  }
+
+  // A frame's <title> says its counts as of the library's last draw (show() may keep a drawing
+  // and only carry new counts into it): brought up to date when the frame is hovered.
+  retitle(d) {
+    const g = [...this.container.querySelectorAll('g.frame')].find(e => e.__data__ === d);
+    const title = g?.querySelector('title');
+    const text = this.label(d);
+    if (title && title.textContent !== text) title.textContent = text;
   }
 
   matches(d) {
@@ -152,6 +196,15 @@ export class FlameGraph {
   }
 
   // Draws `tree` (profileTree or diffTree); `total` is what shares are of (TOTAL).
+  // d3-flame-graph's update rewrites every frame it draws (a dozen attributes, transitions,
+  // two texts), most of a second's cost with 10,000 nodes, so it runs only when it must:
+  // - a new tree that draws the same frames at the same pixels in the same colours is not
+  //   drawn: its counts go into the drawn tree, which hover and titles read;
+  // - a new tree whose frames of 4 px or more are all drawn already (same call path, same
+  //   colour), unzoomed, only moves the drawn frames (moveFrames), and hides those now too
+  //   narrow; frames of 2–4 px that appeared wait for the library's next update, at most
+  //   `structureEvery` later;
+  // - anything else (a new wide frame, a zoom, the differential view) is the library's update.
   show(tree, total, diff = false) {
     this.diff = diff;
     this.total = total;
@@ -162,15 +215,104 @@ export class FlameGraph {
       this.maxDelta = max;
     }
     this.applyZoom(tree);
-    this.chart.width(Math.max(400, this.container.clientWidth - 4));
-    if (!this.drawn) {
-      window.d3.select(this.container).datum(tree).call(this.chart);
-      this.drawn = true;
+    const width = Math.max(400, this.container.clientWidth - 4);
+    const look = this.look(tree, width);
+    if (this.drawn && look.pixels === this.drawnPixels) {
+      carryCounts(this.tree, tree);
+      this.skipped++;
+    } else if (this.drawn && !diff && this.unzoomed && !this.zoomPath.length
+               && width === this.chart.width() && Date.now() - this.structureDrawn < structureEvery
+               && [...look.frames].every(([key, w]) => w < 4 || this.domFrames.has(key))) {
+      carryCounts(this.tree, tree);
+      this.moveFrames(width);
+      this.drawnPixels = look.pixels;
+      this.moved++;
     } else {
-      this.chart.update(tree);
+      this.chart.width(width);
+      if (!this.drawn) {
+        window.d3.select(this.container).datum(tree).call(this.chart);
+        this.drawn = true;
+      } else {
+        this.chart.update(tree);
+      }
+      for (const g of this.hidden) g.style.display = '';  // the library drew what it keeps
+      this.hidden.clear();
+      this.tree = tree;
+      this.drawnPixels = look.pixels;
+      this.domFrames = look.frames;
+      this.structureDrawn = Date.now();
+      this.unzoomed = !this.zoomPath.length;
+      this.updates++;
+      this.mark();
     }
-    this.mark();
-    this.container.dataset.samples = String(tree.value);
+    // Attributes written only when they change: each write restyles and repaints.
+    const marks = { samples: tree.value, updates: this.updates, moved: this.moved, skipped: this.skipped };
+    for (const [k, v] of Object.entries(marks))
+      if (this.container.dataset[k] !== String(v)) this.container.dataset[k] = String(v);
+  }
+
+  // What the eye sees of `tree` drawn `width` pixels wide: `frames`, each frame wider than the
+  // library's minFrameSize by its call path and colour, with its width in pixels; `pixels`,
+  // the same with pixel edges, as text (the library lays frames out as here: inclusive values,
+  // children in their order, the zoomed frame's subtree across the whole width, its ancestors
+  // full width).
+  look(tree, width) {
+    const head = [width, this.diff, this.zoomPath.join(';')];
+    let node = tree;
+    for (const name of this.zoomPath) {
+      head.push(this.colour({ data: node }));  // an ancestor of the zoomed frame: full width
+      node = node.children.find(c => c.name === name);
+    }
+    const frames = new Map();
+    const pixels = [...head];
+    const kx = width / Math.max(1e-9, node.value);
+    const walk = (n, x, path) => {
+      const w = n.value * kx;
+      if (w <= minFrameSize) return;
+      const key = `${path}\t${this.colour({ data: n })}`;
+      frames.set(key, w);
+      pixels.push(`${Math.round(x * kx)} ${Math.round((x + n.value) * kx)} ${key}`);
+      for (const c of n.children) { walk(c, x, `${path};${c.name}`); x += c.value; }
+    };
+    walk(node, 0, this.zoomPath.length ? this.zoomPath.join(';') : node.name);
+    return { frames, pixels: pixels.join('\n') };
+  }
+
+  // The drawn frames moved to the drawn tree's new counts, as the library would lay them out
+  // (unzoomed: a node's value is its inclusive count; d3's partition), writing only what
+  // changed: a frame's position, its width, and whether its label shows (35 px).
+  moveFrames(width) {
+    const root = window.d3.select(this.container).datum();
+    root.each((n) => { n.value = n.data.value; });
+    window.d3.partition()(root);
+    const svg = this.container.querySelector('svg');
+    const h = Number(svg.getAttribute('height'));
+    const c = this.chart.cellHeight();
+    const kx = width / (root.x1 - root.x0);
+    for (const g of this.container.querySelectorAll('g.frame')) {
+      const d = g.__data__;
+      const w = (d.x1 - d.x0) * kx;
+      // Now too narrow to draw (the library's next update removes it): hidden meanwhile.
+      const hide = w <= minFrameSize;
+      if (hide !== this.hidden.has(g)) {
+        if (hide) { g.style.display = 'none'; this.hidden.add(g); } else { g.style.display = ''; this.hidden.delete(g); }
+      }
+      const transform = `translate(${(d.x0 - root.x0) * kx},${h - d.depth * c - c})`;
+      if (g.getAttribute('transform') !== transform) g.setAttribute('transform', transform);
+      const rect = g.firstElementChild;
+      const ws = String(w);
+      if (rect.getAttribute('width') !== ws) {
+        rect.setAttribute('width', ws);
+        g.setAttribute('width', ws);
+        const label = g.querySelector('foreignObject');
+        if (label) {
+          label.setAttribute('width', ws);
+          const display = w < 35 ? 'none' : 'block';
+          const div = label.firstElementChild;
+          if (div && div.style.display !== display) div.style.display = display;
+        }
+      }
+    }
   }
 
   // The zoom the user chose, re-applied to a new tree: siblings of the path hidden, its
@@ -191,6 +333,7 @@ export class FlameGraph {
 
   resetZoom() {
     this.zoomPath = [];
+    this.unzoomed = false;  // the library's flags stay in its tree until its next update
     if (this.drawn) this.chart.resetZoom();
   }
 

@@ -4,6 +4,10 @@
 
 const parser = new DOMParser();
 
+// A value of a DATA event, its attributes in the order the engine writes them
+// (messages/xml_print.cpp).
+const dataValue = /<V MI='([^']*)' PHASE='([^']*)' BUCKET='([^']*)' VALUE='([^']*)'\/>/g;
+
 // The XML of a message as an element (its root).
 export function parseXml(text) {
   return parser.parseFromString(text, 'application/xml').documentElement;
@@ -68,15 +72,12 @@ export class Connection {
       else p.resolve(text);
       return;
     }
-    // DATA events come 50 times a second per live histogram: read without an XML parser
-    // (their form is fixed: <DYPER DATA='s'><V MI PHASE BUCKET VALUE/>…</DYPER>).
+    // DATA events (up to 50 values each, 1,000 values a second with 20 live histograms): read
+    // without an XML parser (their form is fixed: <DYPER DATA='s'><V MI PHASE BUCKET VALUE/>…</DYPER>).
     if (this.dataListeners.size && text.startsWith('<DYPER DATA=')) {
       const values = [];
-      for (const v of text.matchAll(/<V ([^>]*)\/>/g)) {
-        const a = {};
-        for (const [, k, x] of v[1].matchAll(/(\w+)='([^']*)'/g)) a[k] = x;
-        values.push({ mi: a.MI, phase: a.PHASE, bucket: Number(a.BUCKET), value: Number(a.VALUE) });
-      }
+      for (const [, mi, phase, bucket, value] of text.matchAll(dataValue))
+        values.push({ mi, phase, bucket: Number(bucket), value: Number(value) });
       for (const listener of this.dataListeners) listener(values);
       return;
     }

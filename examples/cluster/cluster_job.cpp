@@ -1,6 +1,7 @@
 // Example: a job of N alike processes of which one misbehaves (examples/cluster/README.md).
 //
-//   cluster_job [processes] [seconds]   (default 8 processes, 60 s; ends cleanly on SIGTERM)
+//   cluster_job [processes] [seconds] [outlier]   (default 8 processes, 60 s; ends cleanly on
+//   SIGTERM; `cluster_job 1 S outlier`: one process, the outlier)
 //
 // The first process is worker 0 and forks workers 1 … N-1, as a launcher of ranks would.
 // Every worker but the last runs relax() without pause in its main thread: a solver's inner
@@ -66,11 +67,14 @@ void misbehave() {
   for (auto& t : threads) t.join();
 }
 
-void work(int index, int processes) {
+// `outlier`: the one instance of a job spread over hosts, one process per host, that
+// misbehaves (scripts/cluster.sh --job).
+void work(int index, int processes, bool outlier) {
+  outlier = outlier || (index == processes - 1 && processes > 1);
   std::printf("cluster_job: worker %d of %d, pid %d%s\n", index, processes,
-              static_cast<int>(getpid()), index == processes - 1 && processes > 1 ? " (the outlier)" : "");
+              static_cast<int>(getpid()), outlier ? " (the outlier)" : "");
   std::fflush(stdout);
-  if (index == processes - 1 && processes > 1)
+  if (outlier)
     misbehave();
   else
     solve();
@@ -81,8 +85,9 @@ void work(int index, int processes) {
 int main(int argc, char** argv) {
   int processes = argc > 1 ? std::atoi(argv[1]) : 8;
   double seconds = argc > 2 ? std::atof(argv[2]) : 60.0;
-  if (processes < 1 || processes > 1024 || seconds <= 0) {
-    std::fprintf(stderr, "usage: cluster_job [processes 1..1024] [seconds > 0]\n");
+  bool outlier = argc > 3 && std::string(argv[3]) == "outlier";
+  if (processes < 1 || processes > 1024 || seconds <= 0 || (argc > 3 && !outlier)) {
+    std::fprintf(stderr, "usage: cluster_job [processes 1..1024] [seconds > 0] [outlier]\n");
     return 2;
   }
   // pc_workload::start reads its run time from argv[1]: give it ours.
@@ -100,12 +105,12 @@ int main(int argc, char** argv) {
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGTERM);  // worker 0 gone (even by SIGKILL): this one goes
       if (getppid() != first) return 0;  // it went before the prctl
-      work(i, processes);
+      work(i, processes, false);
       return 0;
     }
     children.push_back(pid);
   }
-  work(0, processes);
+  work(0, processes, outlier && processes == 1);
   for (auto pid : children) kill(pid, SIGTERM);  // no-op for those already done
   for (auto pid : children) waitpid(pid, nullptr, 0);
   return 0;

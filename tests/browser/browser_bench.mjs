@@ -58,7 +58,9 @@ async function measure(browser, page) {
   const wall = (Date.now() - t0) / 1000;
   return `wall ${wall.toFixed(1)} s: chromium CPU ${(100 * (c1 - c0) / wall).toFixed(1)} % of one core ` +
     `(all processes), renderer main thread ${(100 * (m1.TaskDuration - m0.TaskDuration) / wall).toFixed(1)} %, ` +
-    `script ${(100 * (m1.ScriptDuration - m0.ScriptDuration) / wall).toFixed(1)} %`;
+    `script ${(100 * (m1.ScriptDuration - m0.ScriptDuration) / wall).toFixed(1)} %, ` +
+    `layout ${(100 * (m1.LayoutDuration - m0.LayoutDuration) / wall).toFixed(1)} %, ` +
+    `style ${(100 * (m1.RecalcStyleDuration - m0.RecalcStyleDuration) / wall).toFixed(1)} %`;
 }
 
 async function histogramBench(processes) {
@@ -137,7 +139,9 @@ async function flameBench(processes) {
     await new Promise(r => setTimeout(r, 3000));
     const result = await measure(browser, page);
     const frames = await page.$$eval('#flame-graph g.frame', gs => gs.length);
-    console.log(`flame graph of ${drawn.nodes} nodes (${drawn.paths} paths), ${frames} frames drawn (≥ 2 px), updated every second, ${result}`);
+    const { updates, moved, skipped } = await page.$eval('#flame-graph', e => ({ ...e.dataset }));
+    console.log(`flame graph of ${drawn.nodes} nodes (${drawn.paths} paths), ${frames} frames drawn (≥ 2 px), new counts every second ` +
+      `(${updates ?? '?'} drawn by the library, ${moved ?? '?'} moved in place, ${skipped ?? '?'} alike and not drawn), ${result}`);
   } finally {
     await browser.close().catch(() => {});
   }

@@ -4,7 +4,7 @@
 // Usage: node --test tests/browser/flame_logic_test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffTree, functionOf, parseFlameGraph, profileTree, sameFunction } from '../../web/flame.js';
+import { carryCounts, diffTree, functionOf, parseFlameGraph, profileTree, sameFunction } from '../../web/flame.js';
 
 const reply = `<DYPER_REPLY ID='4711'><FLAMEGRAPH PID='4711' VIEW='offcpu' PHASE='1' FROM='2.5' TO='7' SAMPLES='10' TOTAL='40' TRUNCATED='2'>`
   + `<PATH COUNT='6' STATE='lock'>main (app);update_shared_table (app);__lll_lock_wait (libc.so.6)</PATH>`
@@ -56,4 +56,21 @@ test('a finding\'s function names its frames, in a namespace or class too', () =
   assert.ok(sameFunction('(anonymous namespace)::tokenize', 'tokenize'));
   assert.ok(sameFunction('tokenize', 'tokenize'));
   assert.ok(!sameFunction('detokenize', 'tokenize'));
+});
+
+test('a drawn tree kept for a new one takes its counts; call paths gone from it count 0', () => {
+  const path = (count, frames, state = 'running') => `<PATH COUNT='${count}' STATE='${state}'>${frames}</PATH>`;
+  const reply = (paths) => `<DYPER_REPLY ID='1'><FLAMEGRAPH PID='1' VIEW='cpu' PHASE='0' SAMPLES='0' TOTAL='0'>${paths.join('')}</FLAMEGRAPH></DYPER_REPLY>`;
+  const drawn = profileTree(parseFlameGraph(reply([path(5, 'main;work;a'), path(3, 'main;work;b'), path(2, 'main;idle')])), false);
+  const next = profileTree(parseFlameGraph(reply([path(7, 'main;work;a'), path(4, 'main;idle', 'sleep'), path(1, 'main;new')])), false);
+  carryCounts(drawn, next);
+  const main = drawn.children[0];
+  assert.equal(drawn.value, 12);
+  assert.equal(main.value, 12);
+  assert.equal(main.index.get('work').value, 7);
+  assert.equal(main.index.get('work').index.get('a').value, 7);
+  assert.equal(main.index.get('work').index.get('b').value, 0);  // gone
+  assert.equal(main.index.get('idle').value, 4);
+  assert.equal(main.index.get('idle').state, 'sleep');
+  assert.equal(main.index.has('new'), false);  // not drawn: its count is in main's
 });
