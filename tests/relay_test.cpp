@@ -389,6 +389,8 @@ TEST_CASE("relay: kill -9 of a relay: its daemons go on at the engine, streams a
     return got == Approx(expected).epsilon(1e-9);
   });
   CHECK(got == Approx(expected).epsilon(1e-9));
+}
+
 TEST_CASE("relay: one search over the processes of daemons on three hosts folds the alike and names the outlier",
           "[relay][remote][pc-cluster]") {
   if (std::system("unshare -u true 2>/dev/null") != 0) {
