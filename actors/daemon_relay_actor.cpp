@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 #include <list>
@@ -13,6 +14,7 @@
 
 #include "actors/process_registry_actor.hpp"
 #include "actors/tree_gather.hpp"
+#include "dm/upstream_failover.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
@@ -47,14 +49,18 @@ class daemon_relay : public caf::event_based_actor {
   caf::behavior make_behavior() override {
     monitor(upstream_);
     set_down_handler([=](caf::down_msg& x) {
-      if (x.source == upstream_.address()) return quit(caf::exit_reason::remote_link_unreachable);
+      if (x.source == upstream_.address()) return upstream_lost();
       forget(x.source);
     });
     set_error_handler([](caf::error&) {});
-    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component});
+    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component, {}});
     return {
         // ---- from upstream
         [=](source_update& u) { on_update(u); },
+        [=](upstream_info& x) { failover_.on_info(x); },
+        [=](samples_safe& x) { failover_.on_safe(x.until); },
+        [=](reconnect_atom, caf::actor& up) { reconnected(std::move(up)); },
+        [=](reconnect_atom, caf::error& e) { quit(e); },
         // ---- from the local sources, as to a data manager
         [=](source_register& x) {
           if (!x.source || std::count(sources_.begin(), sources_.end(), x.source)) return;
@@ -69,6 +75,7 @@ class daemon_relay : public caf::event_based_actor {
         [=](source_samples& x) {
           samples_ack ack{x.samples.size(), 0};
           received_ += x.samples.size();
+          for (auto& s : x.samples) sums_[s.mi.id] += s.value;
           note_reported(caf::actor_cast<caf::actor_addr>(current_sender()), x.samples);
           if (buffer_.empty() && !x.samples.empty())
             delayed_send(this, options_.flush_period, flush_atom::value, ++batch_id_);
@@ -101,6 +108,16 @@ class daemon_relay : public caf::event_based_actor {
                                    static_cast<std::uint64_t>(sources_.size()));
         },
         [=](relay_watermark_atom) { return sent_watermark_; },
+        [=](relay_sums_atom) {
+          std::string text;
+          char one[64];
+          for (auto& [mi, sum] : sums_) {
+            std::snprintf(one, sizeof one, "%s%llu=%.17g", text.empty() ? "" : " ",
+                          static_cast<unsigned long long>(mi), sum);
+            text += one;
+          }
+          return text;
+        },
         // TOPOLOGY: a daemon is a leaf; its parent measures its link.
         [=](topology_probe&) {
           topology_node own;
@@ -140,6 +157,7 @@ class daemon_relay : public caf::event_based_actor {
   // and whoever waits for it to be ready hears why it never will be (CAF 0.17 drops an
   // undelivered promise silently: the daemon would wait out its request's timeout).
   void on_exit() override {
+    exiting_ = true;
     flush();
     auto why = fail_state() ? fail_state() : caf::make_error(caf::exit_reason::normal);
     for (auto& rp : waiting_) rp.deliver(why);
@@ -166,6 +184,7 @@ class daemon_relay : public caf::event_based_actor {
   }
 
   void on_update(source_update& u) {
+    failover_.on_update();
     last_ = u;
     if (!registry_) start_registry(u.origin);
     for (auto& s : sources_) send(s, last_);
@@ -216,24 +235,66 @@ class daemon_relay : public caf::event_based_actor {
   // Sends the open batch, with the watermark; with no batch, the watermark alone if it moved.
   void flush() {
     ++batch_id_;  // a timer for an earlier batch finds nothing of its own
-    if (!upstream_) return;
+    if (!upstream_ || reconnecting_) return;  // reconnecting: the batch waits for the new one
     const time_ns w = watermark();
     if (buffer_.empty() && w <= sent_watermark_) return;
     if (!buffer_.empty()) ++batches_;
-    send(upstream_, source_samples{std::move(buffer_), w});
+    // Acknowledged, the batch is in the upstream: what of it a relay above passed on is not
+    // sent twice should that relay go down (source_register's `reached`).
+    auto ends = failover_.ends_of(buffer_);
+    failover_.on_sent(buffer_);
+    if (exiting_)  // no answer will find this actor: none asked for
+      send(upstream_, source_samples{std::move(buffer_), w});
+    else
+      request(upstream_, caf::infinite, source_samples{std::move(buffer_), w})
+          .then([=](samples_ack&) { failover_.on_acked(w, ends); }, [](caf::error&) {});
     sent_watermark_ = w;
     buffer_.clear();
     buffer_.reserve(options_.batch);
   }
 
+  // The upstream's connection closed: a relay's children go to its upstream (issue 22).
+  void upstream_lost() {
+    if (!options_.connect || !failover_.can_fail_over())
+      return quit(caf::exit_reason::remote_link_unreachable);
+    reconnecting_ = true;
+    std::fprintf(stderr, "perfdm daemon: the relay %s went away; connecting to %s\n",
+                 failover_.parent().c_str(), failover_.fallback().c_str());
+    spawn_reconnect(system(), options_.connect, failover_.fallback(), reconnect_budget,
+                    caf::actor_cast<caf::actor>(this));
+  }
+
+  // Registered anew, as taking over from the relay that went down; what it had not passed on
+  // goes again (the new upstream drops what it had), then what waited meanwhile.
+  void reconnected(caf::actor up) {
+    auto replaced = failover_.parent();
+    auto address = failover_.fallback();
+    auto reached = failover_.reached();
+    upstream_ = std::move(up);
+    monitor(upstream_);
+    reconnecting_ = false;
+    failover_.registered();
+    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component,
+                                    replaced, std::move(reached)});
+    auto again = failover_.to_resend();
+    std::fprintf(stderr, "perfdm daemon: reconnected to %s, taking over from %s (%zu samples sent again)\n",
+                 address.c_str(), replaced.c_str(), again.size());
+    if (!again.empty()) send(upstream_, source_samples{std::move(again), no_watermark});
+    flush();
+  }
+
   caf::actor upstream_;
   relay_options options_;
+  upstream_failover failover_;
+  bool reconnecting_ = false;
+  bool exiting_ = false;
   caf::actor registry_;
   std::vector<caf::actor> sources_;
   source_update last_;
   std::vector<sample> buffer_;
   std::uint64_t batch_id_ = 0;
   std::uint64_t received_ = 0;
+  std::map<std::uint64_t, double> sums_;  // what the local sources sent, by MI
   std::uint64_t batches_ = 0;
   std::int64_t origin_monotonic_ns_ = 0;
   std::map<caf::actor_addr, time_ns> reported_;  // the latest end each live source reported

@@ -17,7 +17,10 @@
 //   time origin, so local samples are stamped in engine time, and serves ATTACH, WATCH
 //   and the other process requests with it.
 // It answers its parent's topology_probe with its own node (kind daemon, its local sources).
-// It ends when the upstream goes down.
+// It ends when the upstream goes down, unless that was a relay whose own upstream it knows:
+// then it connects there, registers as taking over from the relay, and sends again what the
+// relay had not passed on (dm/upstream_failover.hpp); it ends if that fails within
+// reconnect_budget.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -26,6 +29,7 @@
 #include <string>
 
 #include "actors/native_source_actor.hpp"
+#include "actors/reconnect_actor.hpp"
 
 namespace perfdm {
 
@@ -34,6 +38,9 @@ struct relay_options {
   std::size_t batch = 2048;  // the best rate in bench/forward_bench
   std::chrono::milliseconds flush_period{5};
   native_options native;  // for watched processes (the origin is set from upstream)
+  // Failover (issue 22): how to reach the upstream relay's own upstream should that relay go
+  // down. None: the relay ends with its upstream, as under the engine.
+  connect_function connect = {};
 };
 
 // Answered with ok_reply once the relay registered upstream and knows the engine's time
@@ -44,6 +51,10 @@ using relay_ready_atom = caf::atom_constant<caf::atom("relayrdy")>;
 // Counters of the relay: relay_stats_atom -> (samples received from local sources, batches
 // sent upstream, local sources registered now).
 using relay_stats_atom = caf::atom_constant<caf::atom("relaystat")>;
+
+// What the local sources sent, summed by MI: "MI=SUM …" (printed by the daemon as it stops,
+// so a person can check against the engine that nothing was lost on the way).
+using relay_sums_atom = caf::atom_constant<caf::atom("relaysums")>;
 
 // The watermark the relay sent upstream last (no_watermark: none yet) -> time_ns.
 using relay_watermark_atom = caf::atom_constant<caf::atom("relaywmq")>;

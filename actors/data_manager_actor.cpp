@@ -94,7 +94,7 @@ caf::behavior data_manager::make_behavior() {
         record_live(x);  // the tree is live: replay has none
         return on_topology();
       },
-      [=](source_register& x) { on_source_register(x.source, x.component); },
+      [=](source_register& x) { on_source_register(x); },
       [=](source_unregister& x) {
         recording_.comment(now(), sender_id(), "stopped sending");
         demonitor(x.source);

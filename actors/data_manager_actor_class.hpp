@@ -262,7 +262,7 @@ class data_manager : public caf::event_based_actor {
   // Every change to the collecting set or the interval reaches every source (S1-S5).
   void notify_sources();
 
-  void on_source_register(const caf::actor& source, const std::string& component);
+  void on_source_register(const source_register& x);
 
   // A source that ended or unregistered. A component stops holding the aggregate back, every
   // open stream hears of it, and what it sent is kept: the samples that thereby became
@@ -331,6 +331,8 @@ class data_manager : public caf::event_based_actor {
   double origin_;       // engine time 0, seconds since the Unix epoch (for remote sources)
   source_set sources_;  // registered data sources, and the components' aggregation
   std::map<caf::actor_addr, link_meter> links_;  // what each component's link carries
+  // Components that took over from a relay not yet seen gone, announced after it (by its name).
+  std::multimap<std::string, std::string> announce_after_;
   phase_manager_actor_type phase_manager_;
   sampling_interval_actor_type interval_actor_;
   caf::actor registry_;  // observed processes and their frame ingest actors

@@ -27,11 +27,20 @@ void data_manager::notify_sources() {
     for (auto& s : sources_.sources()) send(s, *u);
 }
 
-void data_manager::on_source_register(const caf::actor& source, const std::string& component) {
+void data_manager::on_source_register(const source_register& x) {
+  auto& source = x.source;
+  auto& component = x.component;
   auto current = collection_set();
-  if (!sources_.add(source, component, current)) return;
+  if (!sources_.add(source, component, current, x.replaces, x.reached)) return;
   monitor(source);
-  if (!component.empty()) links_.insert_or_assign(source.address(), link_meter{link_now()});
+  if (!component.empty()) {
+    links_.insert_or_assign(source.address(), link_meter{link_now()});
+    // One taking over from a relay whose end is not seen yet is announced after it.
+    if (!x.replaces.empty() && sources_.components().count(x.replaces))
+      announce_after_.emplace(x.replaces, component);
+    else
+      for (auto& [h, a] : streams_) send(a, component_added_event{h, component});
+  }
   send(source, current);
 }
 
@@ -41,6 +50,8 @@ void data_manager::on_source_gone(const caf::actor_addr& source) {
   links_.erase(source);
   if (!name) return;
   for (auto& [h, a] : streams_) send(a, component_removed_event{h, *name});
+  for (auto [i, end] = announce_after_.equal_range(*name); i != end; i = announce_after_.erase(i))
+    for (auto& [h, a] : streams_) send(a, component_added_event{h, i->second});
   if (!complete.empty()) caf::anon_send(this, source_samples{std::move(complete)});
 }
 

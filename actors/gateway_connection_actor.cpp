@@ -342,6 +342,7 @@ caf::behavior connection(connection_actor* self, std::shared_ptr<gateway_transpo
       [=](new_metric_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](new_resource_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](component_removed_event& e) { on_event(self, caf::make_message(std::move(e))); },
+      [=](component_added_event& e) { on_event(self, caf::make_message(std::move(e))); },
       [=](shg_node_event& e) { on_event(self, caf::make_message(std::move(e))); },
       // DyPer's START/END of processes, pushed to every connection.
       [=](process_announcement& a) {

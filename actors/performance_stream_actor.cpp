@@ -37,6 +37,7 @@ caf::behavior performance_stream_actor(caf::event_based_actor* self, stream_hand
     [=](new_metric_event& x) { forward(std::move(x)); },
     [=](new_resource_event& x) { forward(std::move(x)); },
     [=](component_removed_event& x) { forward(std::move(x)); },
+    [=](component_added_event& x) { forward(std::move(x)); },
     [=](shg_node_event& x) { forward(std::move(x)); },
   };
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 #include <map>
@@ -13,6 +14,7 @@
 #include "actors/tree_gather.hpp"
 #include "dm/component_aggregator.hpp"
 #include "dm/link_meter.hpp"
+#include "dm/upstream_failover.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/source_messages.hpp"
 
@@ -34,7 +36,7 @@ class relay_node : public caf::event_based_actor {
   caf::behavior make_behavior() override {
     monitor(upstream_);
     set_down_handler([=](caf::down_msg& x) {
-      if (x.source == upstream_.address()) return quit(caf::exit_reason::remote_link_unreachable);
+      if (x.source == upstream_.address()) return upstream_lost();
       child_gone(x.source);
     });
     set_error_handler([](caf::error&) {});
@@ -43,11 +45,15 @@ class relay_node : public caf::event_based_actor {
     set_default_handler([=](caf::scheduled_actor*, caf::message_view& x) -> caf::result<caf::message> {
       return delegate(upstream_, x.move_content_to_message());
     });
-    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component});
+    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component, {}});
     learn_metrics();
     return {
         // ---- from upstream
         [=](source_update& u) { on_update(u); },
+        [=](upstream_info& x) { failover_.on_info(x); },
+        [=](samples_safe& x) { failover_.on_safe(x.until); },
+        [=](reconnect_atom, caf::actor& up) { reconnected(std::move(up)); },
+        [=](reconnect_atom, caf::error& e) { quit(e); },
         // ---- from the children, as to a data manager
         [=](source_register& x) {
           if (!x.source || children_.count(x.source.address())) return;
@@ -57,6 +63,8 @@ class relay_node : public caf::event_based_actor {
           children_.emplace(x.source.address(), name);
           links_.insert_or_assign(x.source.address(), link_meter{have_update_ ? now() : 0});
           if (!aggregator_.is_component(name)) aggregator_.add_component(name);
+          aggregator_.take_over(name, x.replaces, x.reached);
+          send(x.source, upstream_info{options_.component, options_.upstream_address});
           if (have_update_) send(x.source, last_);
         },
         [=](source_unregister& x) {
@@ -96,6 +104,7 @@ class relay_node : public caf::event_based_actor {
         },
         [=](watermark_atom) {
           if (buffer_.empty()) flush();
+          tell_safe();
           delayed_send(this, options_.flush_period, watermark_atom::value);
         },
         // TOPOLOGY, asked by the parent: this relay, and below it each child's subtree with
@@ -156,6 +165,7 @@ class relay_node : public caf::event_based_actor {
 
  protected:
   void on_exit() override {
+    exiting_ = true;
     flush();
     auto why = fail_state() ? fail_state() : caf::make_error(caf::exit_reason::normal);
     for (auto& rp : waiting_) rp.deliver(why);
@@ -183,6 +193,7 @@ class relay_node : public caf::event_based_actor {
   }
 
   void on_update(source_update& u) {
+    failover_.on_update();
     bool unknown = false;
     for (auto& m : u.mis) {
       metric_of_[m.mi.id] = m.metric;
@@ -244,19 +255,73 @@ class relay_node : public caf::event_based_actor {
 
   void flush() {
     ++batch_id_;
-    if (!upstream_) return;
+    if (!upstream_ || reconnecting_) return;  // reconnecting: the batch waits for the new one
     const time_ns w = watermark();
     if (buffer_.empty() && w <= sent_watermark_) return;
     if (!buffer_.empty()) ++batches_;
     sent_ += buffer_.size();
-    send(upstream_, source_samples{std::move(buffer_), w});
+    auto ends = failover_.ends_of(buffer_);
+    failover_.on_sent(buffer_);
+    // Acknowledged, the watermark is on the upstream: what the children sent before it
+    // need not be kept by them once the upstream's own upstream has it too (tell_safe).
+    if (exiting_)  // no answer will find this actor: none asked for
+      send(upstream_, source_samples{std::move(buffer_), w});
+    else
+      request(upstream_, caf::infinite, source_samples{std::move(buffer_), w})
+          .then([=](samples_ack&) { failover_.on_acked(w, ends); }, [](caf::error&) {});
     sent_watermark_ = w;
     buffer_.clear();
     buffer_.reserve(options_.batch);
   }
 
+  // Every flush period, the children hear what of theirs reached the engine, if that moved.
+  void tell_safe() {
+    const time_ns safe = failover_.safe_for_children();
+    if (safe == no_watermark || safe <= told_safe_) return;
+    told_safe_ = safe;
+    for (auto& [addr, name] : children_)
+      if (auto child = caf::actor_cast<caf::actor>(addr)) send(child, samples_safe{safe});
+  }
+
+  // The upstream's connection closed: under a relay, go to that relay's upstream (issue 22).
+  void upstream_lost() {
+    if (!options_.connect || !failover_.can_fail_over())
+      return quit(caf::exit_reason::remote_link_unreachable);
+    reconnecting_ = true;
+    std::fprintf(stderr, "perfdm relay: the relay %s went away; connecting to %s\n",
+                 failover_.parent().c_str(), failover_.fallback().c_str());
+    spawn_reconnect(system(), options_.connect, failover_.fallback(), reconnect_budget,
+                    caf::actor_cast<caf::actor>(this));
+  }
+
+  // Registered anew, as taking over from the relay that went down; its children hear where
+  // this node's upstream now is, and what the relay had not passed on goes again.
+  void reconnected(caf::actor up) {
+    auto replaced = failover_.parent();
+    auto reached = failover_.reached();
+    options_.upstream_address = failover_.fallback();
+    upstream_ = std::move(up);
+    monitor(upstream_);
+    reconnecting_ = false;
+    failover_.registered();
+    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component,
+                                    replaced, std::move(reached)});
+    for (auto& [addr, name] : children_)
+      if (auto child = caf::actor_cast<caf::actor>(addr))
+        send(child, upstream_info{options_.component, options_.upstream_address});
+    auto again = failover_.to_resend();
+    std::fprintf(stderr, "perfdm relay: reconnected to %s, taking over from %s (%zu samples sent again)\n",
+                 options_.upstream_address.c_str(), replaced.c_str(), again.size());
+    if (!again.empty()) send(upstream_, source_samples{std::move(again), no_watermark});
+    flush();
+  }
+
   caf::actor upstream_;
   relay_node_options options_;
+  upstream_failover failover_;
+  bool reconnecting_ = false;
+  bool exiting_ = false;
+  time_ns told_safe_ = no_watermark;
   component_aggregator aggregator_;
   std::map<caf::actor_addr, std::string> children_;  // live children and their names
   std::map<std::string, time_ns> watermarks_;        // the latest of each live child

@@ -17,7 +17,12 @@
 //   pass through and from the upstream's metric list;
 // - answers its parent's topology_probe with itself and its children's subtrees, asked of
 //   them (actors/topology_probe.hpp), with each child's link figures measured here;
-// - ends when its upstream goes down (its children then see their upstream go down).
+// - failover (dm/upstream_failover.hpp): tells each child its upstream's address, and which of
+//   their samples reached the engine (samples_safe), so a child whose relay goes down can go
+//   on at the relay's upstream and send again only what may be lost; a child that took over
+//   from such a relay has what that relay had passed on dropped (take_over). Under a relay,
+//   it fails over itself the same way;
+// - otherwise ends when its upstream goes down (its children then see their upstream go).
 #pragma once
 
 #include <caf/actor.hpp>
@@ -25,12 +30,19 @@
 #include <chrono>
 #include <string>
 
+#include "actors/reconnect_actor.hpp"
+
 namespace perfdm {
 
 struct relay_node_options {
   std::string component;  // the name upstream; "<host>:<pid>" by default
   std::size_t batch = 2048;
   std::chrono::milliseconds flush_period{5};
+  // Failover (issue 22): the upstream's address as the children may reach it ("HOST:PORT"),
+  // told to every child that registers, and how to reach an upstream relay's own upstream
+  // should that relay go down (none: the node ends with its upstream).
+  std::string upstream_address = {};
+  connect_function connect = {};
 };
 
 // relay_node_stats_atom -> (samples received from children, samples sent upstream, batches

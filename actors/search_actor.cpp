@@ -118,6 +118,7 @@ class search_actor : public caf::event_based_actor {
         },
         [=](samplerate_event&) {},
         [=](component_removed_event&) {},
+        [=](component_added_event&) {},
         [=](shg_node_event&) {},  // its own, as every stream gets them
         [=](cost_tick) { on_cost_tick(); },
         [=](evidence_tick) {

@@ -40,7 +40,8 @@ caf::behavior discarding_stream_sink(caf::event_based_actor*) {
           [](samplerate_event&) {},
           [](new_metric_event&) {},
           [](new_resource_event&) {},
-          [](component_removed_event&) {}};
+          [](component_removed_event&) {},
+          [](component_added_event&) {}};
 }
 
 struct config : caf::actor_system_config {

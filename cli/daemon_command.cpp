@@ -134,6 +134,7 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
   ro.batch = o.batch;
   ro.flush_period = std::chrono::milliseconds(std::max<long>(1, std::lround(o.flush_ms)));
   ro.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
+  ro.connect = remote_dm_connector(sys, o.remote);  // under a relay: failover (issue 22)
   relay = spawn_daemon_relay(sys, caf::actor_cast<caf::actor>(*upstream), ro);
   caf::scoped_actor self{sys};
   self->monitor(relay);
@@ -199,6 +200,9 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
                  [&](caf::error&) { idle = true; });
     if (!idle) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  self->request(relay, std::chrono::seconds(2), relay_sums_atom::value)
+      .receive([&](const std::string& sums) { err << "perfdm daemon: forwarded sums by MI: " << sums << '\n'; },
+               [](caf::error&) {});
   return status;
 }
 

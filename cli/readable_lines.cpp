@@ -99,6 +99,10 @@ std::string readable(const session_line& line) {
     return "  stream " + to_string(x.stream) + " component " + x.name +
            " removed (its data so far is kept)";
   }
+  if (m.match_elements<component_added_event>()) {
+    auto& x = m.get_as<component_added_event>(0);
+    return "  stream " + to_string(x.stream) + " component " + x.name + " added";
+  }
   if (m.match_elements<process_announcement>())
     return "  process: " + m.get_as<process_announcement>(0).xml;
   if (m.match_elements<mi_info>()) {

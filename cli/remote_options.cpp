@@ -77,4 +77,17 @@ std::optional<caf::expected<remote_dm_actor>> connect_remote_dm(
   return result.get();
 }
 
+connect_function remote_dm_connector(caf::actor_system& sys, const remote_options& o) {
+  return [&sys, o](const std::string& address,
+                   std::chrono::milliseconds wait) -> caf::expected<caf::actor> {
+    auto where = parse_host_port(address);
+    if (!where || where->port == 0)
+      return caf::make_error(caf::sec::invalid_argument, "not HOST:PORT: " + address);
+    auto got = connect_remote_dm(sys, *where, o, wait);
+    if (!got) return caf::make_error(caf::sec::connection_timeout);
+    if (!*got) return got->error();
+    return caf::actor_cast<caf::actor>(**got);
+  };
+}
+
 }  // namespace perfdm

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "actors/reconnect_actor.hpp"
 #include "cli/host_port.hpp"
 #include "messages/remote_interface.hpp"
 
@@ -51,5 +52,8 @@ std::optional<caf::expected<remote_dm_actor>> connect_remote_dm(caf::actor_syste
                                                                 const host_port& where,
                                                                 const remote_options& o,
                                                                 std::chrono::duration<double> wait);
+
+// The same as a connect_function (actors/reconnect_actor.hpp), for failover: "HOST:PORT".
+connect_function remote_dm_connector(caf::actor_system& sys, const remote_options& o);
 
 }  // namespace perfdm

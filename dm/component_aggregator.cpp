@@ -23,25 +23,75 @@ bool component_aggregator::add_component(const std::string& name) {
 bool component_aggregator::remove_component(const std::string& name, std::vector<sample>& out) {
   if (live_.erase(name) == 0) return false;
   watermarks_.erase(name);  // one that comes back under that name promises nothing yet
+  auto& left = left_[name];
   for (auto& [id, m] : mis_)
-    if (m.parts.count(name)) advance(id, m, out);
+    if (auto p = m.parts.find(name); p != m.parts.end()) {
+      left[id] = std::max(left[id], p->second.reported);
+      advance(id, m, out);
+    }
+  // Takers that waited for this one's end go in now, cut by what it passed on; one that
+  // itself went first goes in as it came.
+  for (auto i = waiting_.begin(); i != waiting_.end();) {
+    if (i->second.replaced != name && i->first != name) {
+      ++i;
+      continue;
+    }
+    auto component = i->first;
+    auto t = std::move(i->second);
+    i = waiting_.erase(i);
+    if (t.replaced == name) cut(component, name, t.reached);
+    if (!t.held.empty()) add_samples(component, t.held, out);
+    if (t.watermark) add_watermark(component, *t.watermark, out);
+    if (component == name && live_.count(name)) remove_component(name, out);  // re-added above
+  }
   return true;
+}
+
+void component_aggregator::take_over(const std::string& component, const std::string& replaced,
+                                     const std::map<std::uint64_t, time_ns>& reached) {
+  if (replaced.empty() || replaced == component) return;
+  if (live_.count(replaced)) {  // its end not seen yet: wait for it
+    waiting_[component] = taker{replaced, reached, {}, std::nullopt};
+    return;
+  }
+  cut(component, replaced, reached);
+}
+
+void component_aggregator::cut(const std::string& component, const std::string& replaced,
+                               const std::map<std::uint64_t, time_ns>& reached) {
+  std::map<std::uint64_t, time_ns> reported;
+  if (auto l = left_.find(replaced); l != left_.end()) reported = l->second;
+  auto& clips = clips_[component];
+  for (auto& [id, received] : reached)
+    if (auto r = reported.find(id); r != reported.end()) {
+      auto& clip = clips.try_emplace(id, std::min(r->second, received)).first->second;
+      clip = std::max(clip, std::min(r->second, received));
+    }
 }
 
 void component_aggregator::add_samples(const std::string& component, const std::vector<sample>& in,
                                        std::vector<sample>& out) {
   if (!live_.count(component)) add_component(component);
+  if (auto w = waiting_.find(component); w != waiting_.end()) {
+    w->second.held.insert(w->second.held.end(), in.begin(), in.end());
+    return;
+  }
   std::set<std::uint64_t> touched;
   for (auto& s : in) {
     add_one(component, s, out);
     touched.insert(s.mi.id);
   }
-  for (auto id : touched) advance(id, mis_.at(id), out);
+  for (auto id : touched)  // (an MI whose samples were all clipped may have no state)
+    if (auto m = mis_.find(id); m != mis_.end()) advance(id, m->second, out);
 }
 
 void component_aggregator::add_watermark(const std::string& component, time_ns until,
                                          std::vector<sample>& out) {
   if (!live_.count(component)) add_component(component);
+  if (auto t = waiting_.find(component); t != waiting_.end()) {
+    t->second.watermark = std::max(t->second.watermark.value_or(until), until);
+    return;
+  }
   auto w = watermarks_.try_emplace(component, until).first;
   w->second = std::max(w->second, until);
   for (auto& [id, m] : mis_) {
@@ -67,8 +117,24 @@ std::size_t component_aggregator::pending() const {
 void component_aggregator::add_one(const std::string& component, const sample& s,
                                    std::vector<sample>& out) {
   const bool counter = style_(s.mi) == metric_style::counter;
-  const time_ns t0 = to_ns(s.start);
+  time_ns t0 = to_ns(s.start);
   const time_ns t1 = to_ns(s.end);
+  double value = s.value;
+  if (auto c = clips_.find(component); c != clips_.end())
+    if (auto i = c->second.find(s.mi.id); i != c->second.end() && t0 < i->second) {
+      // Counted already, through the component this one took over from.
+      ++clipped_;
+      if (t1 <= i->second) return;
+      if (counter)
+        value *= static_cast<double>(t1 - i->second) / static_cast<double>(t1 - t0);
+      t0 = i->second;
+    }
+  if (t0 == to_ns(s.start)) return add_clipped(component, s, t0, t1, counter, out);
+  add_clipped(component, sample{s.mi, to_seconds(t0), s.end, value}, t0, t1, counter, out);
+}
+
+void component_aggregator::add_clipped(const std::string& component, const sample& s, time_ns t0,
+                                       time_ns t1, bool counter, std::vector<sample>& out) {
   auto& m = mis_[s.mi.id];
   if (!m.started) {  // the first sample of any component starts the MI's aggregated time
     m.started = true;

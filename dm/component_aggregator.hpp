@@ -26,11 +26,22 @@
 //   watermark takes it as reported from the start.
 // - A removed component stops holding time back; what it reported is kept and emitted as the
 //   others advance. When no live component of an MI is left, everything pending is emitted.
+// - Failover (issue 22): a component that takes over from a removed one (the children of a
+//   relay that went down, reconnected here) sends again what it kept, which may overlap what
+//   the removed one had passed on of it. Of each MI the removed one passed on everything
+//   before what it reported, but only of what it had received: the taker says up to where
+//   that was (the latest end the relay acknowledged). Its samples before the lesser of the
+//   two are not counted again (a straddling one keeps its share after it, pro-rated as
+//   above); an MI the relay received nothing of is not cut. So a COUNTER's sum stays exact.
+//   The taker may come before the removed one's end was seen (its connection's close still
+//   on its way): its samples and watermarks then wait until the removed one is removed, so
+//   that the cut counts everything the removed one passed on.
 #pragma once
 
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -65,6 +76,17 @@ class component_aggregator {
   // complete. A watermark before an earlier one changes nothing.
   void add_watermark(const std::string& component, time_ns until, std::vector<sample>& out);
 
+  // `component` takes over from `replaced`, a removed component (or a live one, from what
+  // it reported so far), which had received of each MI in `reached` (by id) everything
+  // ending up to there: from now on its samples of such an MI before the lesser of that and
+  // what `replaced` had reported are dropped (counted in clipped()). Unknown names change
+  // nothing.
+  void take_over(const std::string& component, const std::string& replaced,
+                 const std::map<std::uint64_t, time_ns>& reached);
+
+  // Samples (or parts of them) dropped by take_over's rule, over all components.
+  std::size_t clipped() const { return clipped_; }
+
   // An MI that was deleted: its pending samples are forgotten.
   void forget(mi_handle mi) { mis_.erase(mi.id); }
 
@@ -96,12 +118,28 @@ class component_aggregator {
   };
 
   void add_one(const std::string& component, const sample& s, std::vector<sample>& out);
+  void add_clipped(const std::string& component, const sample& s, time_ns t0, time_ns t1,
+                   bool counter, std::vector<sample>& out);
   void advance(std::uint64_t mi, mi_state& m, std::vector<sample>& out);
 
   style_of style_;
   std::set<std::string> live_;
   std::map<std::string, time_ns> watermarks_;  // of live components that sent one
   std::map<std::uint64_t, mi_state> mis_;  // by MI handle
+  // What each removed component had reported of each MI, and, for a component that took
+  // over from one, where its samples of each MI start counting (take_over).
+  std::map<std::string, std::map<std::uint64_t, time_ns>> left_;
+  std::map<std::string, std::map<std::uint64_t, time_ns>> clips_;
+  std::size_t clipped_ = 0;
+  struct taker {  // one whose replaced component is still live: it waits
+    std::string replaced;
+    std::map<std::uint64_t, time_ns> reached;
+    std::vector<sample> held;
+    std::optional<time_ns> watermark;
+  };
+  std::map<std::string, taker> waiting_;
+  void cut(const std::string& component, const std::string& replaced,
+           const std::map<std::uint64_t, time_ns>& reached);
 };
 
 }  // namespace perfdm

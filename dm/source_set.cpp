@@ -5,13 +5,15 @@
 namespace perfdm {
 
 bool source_set::add(const caf::actor& source, const std::string& component,
-                     source_update current) {
+                     source_update current, const std::string& replaces,
+                     const std::map<std::uint64_t, time_ns>& reached) {
   if (!source || std::find(sources_.begin(), sources_.end(), source) != sources_.end())
     return false;
   sources_.push_back(source);
   if (!component.empty()) {
     components_.emplace(source.address(), component);
     aggregator_.add_component(component);
+    aggregator_.take_over(component, replaces, reached);
   }
   last_ = std::move(current);
   return true;

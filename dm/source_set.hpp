@@ -25,7 +25,10 @@ class source_set {
 
   // Registers `source` (a component when `component` names one). False for a null or known
   // source. The caller sends it `current`, which is then what the sources were told last.
-  bool add(const caf::actor& source, const std::string& component, source_update current);
+  // `replaces`: the component it takes over from (component_aggregator::take_over).
+  bool add(const caf::actor& source, const std::string& component, source_update current,
+           const std::string& replaces = {},
+           const std::map<std::uint64_t, time_ns>& reached = {});
 
   // A source ended or unregistered. A component stops holding the aggregate back: the name it
   // leaves (unless another live source shares it), with the samples that thereby became

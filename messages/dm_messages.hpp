@@ -259,5 +259,12 @@ struct component_removed_event {
   std::string name;
 };
 PERFDM_INSPECT(component_removed_event, x.stream, x.name)
+// A component source registered (a daemon or relay; one that took over from a relay that went
+// down, issue 22): its data joins the metric instances' from its first sample.
+struct component_added_event {
+  stream_handle stream;
+  std::string name;
+};
+PERFDM_INSPECT(component_added_event, x.stream, x.name)
 
 }  // namespace perfdm

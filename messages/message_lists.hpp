@@ -41,6 +41,6 @@ using reply_types = type_list<metric_info, resource_info, phase_info, metric_lis
                               flamegraph_report, timeline_report, topology_reply>;
 using event_types = type_list<data_event, fold_event, new_phase_event, samplerate_event,
                               new_metric_event, new_resource_event, component_removed_event,
-                              shg_node_event>;
+                              component_added_event, shg_node_event>;
 
 }  // namespace perfdm

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -48,15 +49,40 @@ PERFDM_INSPECT(source_update, x.interval, x.mis, x.origin)
 // Otherwise the source is a component (a per-node daemon, named e.g. "host:pid"): its
 // samples are aggregated with the other components' (component_aggregator.hpp), and when it
 // goes down every open stream hears COMPONENTREMOVED.
+// `replaces`: the component (a relay that went down) this one took over from, and `reached`:
+// for each MI (by id) the latest end of its samples that relay acknowledged receiving. Its
+// samples of an MI before the lesser of that and what the relay had passed on are not
+// counted again (component_aggregator::take_over).
 struct source_register {
   caf::actor source;
   std::string component;
+  std::string replaces = {};  // (defaults: the many local registrations omit them)
+  std::map<std::uint64_t, time_ns> reached = {};
 };
-PERFDM_INSPECT(source_register, x.source, x.component)
+PERFDM_INSPECT(source_register, x.source, x.component, x.replaces, x.reached)
 struct source_unregister {
   caf::actor source;
 };
 PERFDM_INSPECT(source_unregister, x.source)
+
+// Failover (issue 22). A relay tells each child that registers, before its first
+// source_update, its own component name and its own upstream's address (HOST:PORT, as given
+// to `perfdm relay --upstream`): should the relay go down, the child connects there and
+// registers with `replaces` = that name. The engine sends none: a child that heard none
+// before its first source_update is the engine's, and has nowhere else to go.
+struct upstream_info {
+  std::string component;
+  std::string upstream;
+};
+PERFDM_INSPECT(upstream_info, x.component, x.upstream)
+
+// From a relay to its children: everything they sent before `until` (engine time, ns) reached
+// the engine (the relay's own watermark, acknowledged upstream, and what its upstream said
+// of it in turn), so a child need not keep it to send again should the relay go down.
+struct samples_safe {
+  time_ns until = 0;
+};
+PERFDM_INSPECT(samples_safe, x.until)
 
 // Samples from a source. Unlike SAMPLES from a front end, a sample for a metric instance that
 // was deleted after the source last heard of it is dropped and counted, not refused: the

@@ -72,6 +72,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(new_metric_event);
   PERFDM_REGISTER(new_resource_event);
   PERFDM_REGISTER(component_removed_event);
+  PERFDM_REGISTER(component_added_event);
   PERFDM_REGISTER(search_request);
   PERFDM_REGISTER(search_info);
   PERFDM_REGISTER(shg_request);
@@ -103,6 +104,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(std::vector<collecting_mi>);
   PERFDM_REGISTER(source_update);
   PERFDM_REGISTER(source_register);
+  PERFDM_REGISTER(upstream_info);
+  PERFDM_REGISTER(samples_safe);
   PERFDM_REGISTER(source_unregister);
   PERFDM_REGISTER(source_samples);
   PERFDM_REGISTER(attach_request);

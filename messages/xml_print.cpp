@@ -450,6 +450,9 @@ std::string event_text(const shg_node_event& x) {
 std::string event_text(const component_removed_event& x) {
   return element("DYPER").id("COMPONENTREMOVED", x.stream).text("NAME", x.name).leaf();
 }
+std::string event_text(const component_added_event& x) {
+  return element("DYPER").id("COMPONENTADDED", x.stream).text("NAME", x.name).leaf();
+}
 
 
 // ---- dispatch on the message's single element ----
