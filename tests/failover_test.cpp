@@ -94,7 +94,7 @@ std::vector<sample> kill_relay_after(const std::vector<std::vector<sample>>& dae
 
 }  // namespace
 
-TEST_CASE("failover: children of a killed relay send again what they kept; COUNTER sums exact",
+TEST_CASE("failover: children of a killed relay send again what they kept, COUNTER sums exact",
           "[failover]") {
   std::mt19937 rng(22);
   for (int round = 0; round < 20; ++round) {
@@ -147,7 +147,7 @@ TEST_CASE("failover: a child keeps what is not yet safe, within its capacity", "
   CHECK(b.kept()[0].start == 3);
 }
 
-TEST_CASE("failover: under the engine nothing is kept; under a relay its upstream is known",
+TEST_CASE("failover: under the engine nothing is kept, under a relay its upstream is known",
           "[failover]") {
   upstream_failover engine_child;
   engine_child.registered();
