@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "actors/failover_steps.hpp"
 #include "actors/process_registry_actor.hpp"
 #include "actors/tree_gather.hpp"
 #include "dm/upstream_failover.hpp"
@@ -255,30 +256,17 @@ class daemon_relay : public caf::event_based_actor {
 
   // The upstream's connection closed: a relay's children go to its upstream (issue 22).
   void upstream_lost() {
-    if (!options_.connect || !failover_.can_fail_over())
+    if (!start_failover(this, options_.connect, failover_, "daemon"))
       return quit(caf::exit_reason::remote_link_unreachable);
     reconnecting_ = true;
-    std::fprintf(stderr, "perfdm daemon: the relay %s went away; connecting to %s\n",
-                 failover_.parent().c_str(), failover_.fallback().c_str());
-    spawn_reconnect(system(), options_.connect, failover_.fallback(), reconnect_budget,
-                    caf::actor_cast<caf::actor>(this));
   }
 
   // Registered anew, as taking over from the relay that went down; what it had not passed on
   // goes again (the new upstream drops what it had), then what waited meanwhile.
   void reconnected(caf::actor up) {
-    auto replaced = failover_.parent();
-    auto address = failover_.fallback();
-    auto reached = failover_.reached();
     upstream_ = std::move(up);
-    monitor(upstream_);
     reconnecting_ = false;
-    failover_.registered();
-    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component,
-                                    replaced, std::move(reached)});
-    auto again = failover_.to_resend();
-    std::fprintf(stderr, "perfdm daemon: reconnected to %s, taking over from %s (%zu samples sent again)\n",
-                 address.c_str(), replaced.c_str(), again.size());
+    auto again = register_taking_over(this, upstream_, options_.component, failover_, "daemon");
     if (!again.empty()) send(upstream_, source_samples{std::move(again), no_watermark});
     flush();
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/daemon_relay_actor.hpp"
+#include "actors/failover_steps.hpp"
 #include "actors/topology_probe.hpp"
 #include "actors/tree_gather.hpp"
 #include "dm/component_aggregator.hpp"
@@ -285,33 +286,21 @@ class relay_node : public caf::event_based_actor {
 
   // The upstream's connection closed: under a relay, go to that relay's upstream (issue 22).
   void upstream_lost() {
-    if (!options_.connect || !failover_.can_fail_over())
+    if (!start_failover(this, options_.connect, failover_, "relay"))
       return quit(caf::exit_reason::remote_link_unreachable);
     reconnecting_ = true;
-    std::fprintf(stderr, "perfdm relay: the relay %s went away; connecting to %s\n",
-                 failover_.parent().c_str(), failover_.fallback().c_str());
-    spawn_reconnect(system(), options_.connect, failover_.fallback(), reconnect_budget,
-                    caf::actor_cast<caf::actor>(this));
   }
 
   // Registered anew, as taking over from the relay that went down; its children hear where
   // this node's upstream now is, and what the relay had not passed on goes again.
   void reconnected(caf::actor up) {
-    auto replaced = failover_.parent();
-    auto reached = failover_.reached();
     options_.upstream_address = failover_.fallback();
     upstream_ = std::move(up);
-    monitor(upstream_);
     reconnecting_ = false;
-    failover_.registered();
-    send(upstream_, source_register{caf::actor_cast<caf::actor>(this), options_.component,
-                                    replaced, std::move(reached)});
+    auto again = register_taking_over(this, upstream_, options_.component, failover_, "relay");
     for (auto& [addr, name] : children_)
       if (auto child = caf::actor_cast<caf::actor>(addr))
         send(child, upstream_info{options_.component, options_.upstream_address});
-    auto again = failover_.to_resend();
-    std::fprintf(stderr, "perfdm relay: reconnected to %s, taking over from %s (%zu samples sent again)\n",
-                 options_.upstream_address.c_str(), replaced.c_str(), again.size());
     if (!again.empty()) send(upstream_, source_samples{std::move(again), no_watermark});
     flush();
   }
