@@ -22,19 +22,25 @@
 #include <vector>
 
 #include "pc/findings.hpp"
+#include "pc/machine_name.hpp"
 
 namespace perfdm::pc {
 
 // A process searched: its pid and, when known, its /Machine path ("/Machine/h/job{42}") or
-// its name ("job"): what an outlier that no finding names is called by.
+// its name ("job"): what an outlier that no finding names is called by. Its host is
+// `host`, else the host of `machine`; without either it is the process of that pid a finding
+// names (a front end that watched it by pid alone). Processes are told apart by host and pid:
+// two hosts may run the same pid.
 struct searched_process {
   int pid = 0;
   std::string machine;
   std::string name;
+  std::string host;
 };
 
 struct outlier {
   int pid = 0;
+  std::string host;     // "" when not known
   std::string process;  // "cluster_job{4242}", "host17:cluster_job{4242}" across hosts
   // Its best finding (none is in the group); where it has none, the group's hypothesis in
   // it, from `nodes`: "CPUbound 0% of time in relax (job) — process job{42} — concluded
@@ -44,7 +50,8 @@ struct outlier {
 
 struct folded_finding {
   std::vector<finding> members;  // ranked; members[0] is the group's best
-  std::vector<int> pids;         // the processes it stands for, ascending; empty: none named
+  std::vector<int> pids;         // the processes it stands for, by (host, pid); empty: none
+  std::vector<std::string> hosts;  // each one's host, as pids ("" when not known)
   std::size_t of = 0;            // the processes searched
   bool folded = false;           // two processes or more: printed in the folded form
   std::string code, machine, syncobject, file;  // the common focus ("/SyncObject/Mutex")

@@ -455,3 +455,69 @@ TEST_CASE("relay: one search over the processes of daemons on three hosts folds 
   CHECK(folded.find("\"process\":\"perfdm-test-node-c:cluster_job{" + std::to_string(jc.pid()) +
                     "}\",\"text\":\"ExcessiveSyncWaitingTime ") != std::string::npos);
 }
+
+TEST_CASE("relay: one search over two hosts whose processes have the same pid counts two processes",
+          "[relay][remote][pc-cluster]") {
+  if (std::system("unshare -u -p -f --mount-proc --kill-child true 2>/dev/null") != 0) {
+    WARN("unshare -u -p is not permitted here (needs CAP_SYS_ADMIN): skipped");
+    return;
+  }
+  // Two containers on two hosts: each daemon in its own UTS and pid namespace starts its
+  // cluster_job there, so both jobs have the same small pid. They are two processes.
+  process search({PERFDM_BINARY, "search", "--publish", "127.0.0.1:0", "--daemons", "2",
+                  "--daemons-wait", "15", "--seconds", "8", "--json"},
+                 "", "pidns_search");
+  const std::string marker = "publishing on 127.0.0.1:";
+  std::string upstream;
+  REQUIRE(eventually([&] {
+    auto text = search.err();
+    auto at = text.find(marker);
+    if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
+    upstream = "127.0.0.1:" + std::to_string(std::stoi(text.substr(at + marker.size())));
+    return true;
+  }));
+  const std::string job = std::string(PERFDM_PC_WORKLOADS) + "/cluster_job";
+  auto container = [&](const std::string& host) {
+    // sh is the namespace's pid 1, then hostname and the job; the daemon takes over pid 1.
+    // --kill-child: the test's SIGKILL to unshare ends the namespace, job and all.
+    return std::make_unique<process>(
+        std::vector<std::string>{"/usr/bin/unshare", "-u", "-p", "-f", "--mount-proc",
+                                 "--kill-child", "/bin/sh", "-c",
+                                 "hostname " + host + "; " + job + " 1 60 & exec " +
+                                     PERFDM_BINARY + " daemon --upstream " + upstream +
+                                     " --pid $!"},
+        "", "pidns_daemon");
+  };
+  auto a = container("perfdm-pidns-a");
+  auto b = container("perfdm-pidns-b");
+  CHECK(search.wait() == 0);
+  auto out = search.out();
+  INFO(search.err());
+  INFO(a->err() << b->err());
+  INFO(out);
+  CHECK(search.err().find("2 of 2 daemons joined") != std::string::npos);
+  // Both processes were searched, each on its host, with the same pid.
+  std::smatch m;
+  REQUIRE(std::regex_search(
+      out, m,
+      std::regex("\\{\"pid\":(\\d+),\"machine\":\"/Machine/perfdm-pidns-a/cluster_job\\{(\\d+)\\}\"\\}")));
+  const std::string pid = m[1].str();
+  CHECK(m[2].str() == pid);
+  CHECK(out.find("{\"pid\":" + pid + ",\"machine\":\"/Machine/perfdm-pidns-b/cluster_job{" + pid +
+                 "}\"}") != std::string::npos);
+  // Alike, they fold: two processes of two, not one.
+  auto folded_at = out.find("\"folded\":[");
+  REQUIRE(folded_at != std::string::npos);
+  auto folded = out.substr(folded_at);
+  CHECK(std::regex_search(
+      folded,
+      std::regex("\"hypothesis\":\"CPUbound\",\"focus\":\\{\"code\":\"/Code/cluster_job/relax\""
+                 "[^{}]*\\}[^\\[]*\"processes\":2,\"of\":2,\"pids\":\\[" + pid + "," + pid +
+                 "\\][^\\]]*\\][^\\]]*\"hosts\":\\[\"perfdm-pidns-a\",\"perfdm-pidns-b\"\\]")));
+  // Each finding names its process with its host.
+  auto findings_at = out.find("\"findings\":[");
+  REQUIRE(findings_at != std::string::npos);
+  auto findings = out.substr(findings_at, folded_at - findings_at);
+  CHECK(findings.find("perfdm-pidns-a:cluster_job{") != std::string::npos);
+  CHECK(findings.find("perfdm-pidns-b:cluster_job{") != std::string::npos);
+}
