@@ -465,7 +465,7 @@ TEST_CASE("relay: one search over two hosts whose processes have the same pid co
   // Two containers on two hosts: each daemon in its own UTS and pid namespace starts its
   // cluster_job there, so both jobs have the same small pid. They are two processes.
   process search({PERFDM_BINARY, "search", "--publish", "127.0.0.1:0", "--daemons", "2",
-                  "--daemons-wait", "15", "--seconds", "8", "--json"},
+                  "--daemons-wait", "10", "--seconds", "6", "--json"},
                  "", "pidns_search");
   const std::string marker = "publishing on 127.0.0.1:";
   std::string upstream;
@@ -477,19 +477,22 @@ TEST_CASE("relay: one search over two hosts whose processes have the same pid co
     return true;
   }));
   const std::string job = std::string(PERFDM_PC_WORKLOADS) + "/cluster_job";
-  auto container = [&](const std::string& host) {
-    // sh is the namespace's pid 1, then hostname and the job; the daemon takes over pid 1.
-    // --kill-child: the test's SIGKILL to unshare ends the namespace, job and all.
+  // sh is the namespace's pid 1, then hostname (2) and the job (3), then the daemon: 4 on
+  // host a, 5 on host b (after /bin/true). The daemons' pids must differ: CAF names a node by
+  // its machine (its network interfaces, shared here) and pid, and two daemons of one name
+  // would be one node to the engine. --kill-child: the test's SIGKILL to unshare ends the
+  // namespace, job and all.
+  auto container = [&](const std::string& host, const std::string& before_daemon) {
     return std::make_unique<process>(
         std::vector<std::string>{"/usr/bin/unshare", "-u", "-p", "-f", "--mount-proc",
                                  "--kill-child", "/bin/sh", "-c",
-                                 "hostname " + host + "; " + job + " 1 60 & exec " +
+                                 "hostname " + host + "; " + job + " 1 60 & " + before_daemon +
                                      PERFDM_BINARY + " daemon --upstream " + upstream +
                                      " --pid $!"},
         "", "pidns_daemon");
   };
-  auto a = container("perfdm-pidns-a");
-  auto b = container("perfdm-pidns-b");
+  auto a = container("perfdm-pidns-a", "");
+  auto b = container("perfdm-pidns-b", "/bin/true; ");
   CHECK(search.wait() == 0);
   auto out = search.out();
   INFO(search.err());
