@@ -6,7 +6,8 @@
 // Two findings fold when they are the same hypothesis at the same /Code, the same /File and
 // the same kind of /SyncObject (Mutex/0xA and Mutex/0xB fold: an object's address differs
 // between processes; so do pipes and sockets, /File/pipe:[N]), and both name a process in
-// /Machine (host and thread may differ). A
+// /Machine (host and thread may differ). A process is its host and pid together (two hosts
+// often run the same pid: containers, pid namespaces). A
 // group folds when it covers two processes or more; then it says "in N of P processes" and
 // lists its outliers, the processes searched that are not in it, each with its own best
 // finding. Findings at a process-independent focus, and groups of one process, stay as they
