@@ -5,6 +5,7 @@
 // children go on at its upstream, with nothing lost (failover).
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <filesystem>
 #include <cstdlib>
 #include <regex>
 #include <sstream>
@@ -463,9 +464,14 @@ TEST_CASE("relay: one search over two hosts whose processes have the same pid co
     return;
   }
   // Two containers on two hosts: each daemon in its own UTS and pid namespace starts its
-  // cluster_job there, so both jobs have the same small pid. They are two processes.
+  // cluster_job there, so both jobs have the same small pid. They are two processes; with the
+  // engine's own (--pid), three.
+  const std::string job = std::string(PERFDM_PC_WORKLOADS) + "/cluster_job";
+  process own({job, "1", "60"}, "", "pidns_own_job");
+  const auto recording = remote_test::temp_path("pidns_search.replay");
   process search({PERFDM_BINARY, "search", "--publish", "127.0.0.1:0", "--daemons", "2",
-                  "--daemons-wait", "10", "--seconds", "6", "--json"},
+                  "--daemons-wait", "10", "--seconds", "6", "--json", "--pid",
+                  std::to_string(own.pid()), "--record", recording},
                  "", "pidns_search");
   const std::string marker = "publishing on 127.0.0.1:";
   std::string upstream;
@@ -476,7 +482,6 @@ TEST_CASE("relay: one search over two hosts whose processes have the same pid co
     upstream = "127.0.0.1:" + std::to_string(std::stoi(text.substr(at + marker.size())));
     return true;
   }));
-  const std::string job = std::string(PERFDM_PC_WORKLOADS) + "/cluster_job";
   // sh is the namespace's pid 1, then hostname (2) and the job (3), then the daemon: 4 on
   // host a, 5 on host b (after /bin/true). The daemons' pids must differ: CAF names a node by
   // its machine (its network interfaces, shared here) and pid, and two daemons of one name
@@ -508,15 +513,26 @@ TEST_CASE("relay: one search over two hosts whose processes have the same pid co
   CHECK(m[2].str() == pid);
   CHECK(out.find("{\"pid\":" + pid + ",\"machine\":\"/Machine/perfdm-pidns-b/cluster_job{" + pid +
                  "}\"}") != std::string::npos);
-  // Alike, they fold: two processes of two, not one.
+  // Alike, they fold: three processes of three (the daemons' two of the same pid, not one).
   auto folded_at = out.find("\"folded\":[");
   REQUIRE(folded_at != std::string::npos);
   auto folded = out.substr(folded_at);
-  CHECK(std::regex_search(
-      folded,
+  REQUIRE(std::regex_search(
+      folded, m,
       std::regex("\"hypothesis\":\"CPUbound\",\"focus\":\\{\"code\":\"/Code/cluster_job/relax\""
-                 "[^{}]*\\}[^\\[]*\"processes\":2,\"of\":2,\"pids\":\\[" + pid + "," + pid +
-                 "\\][^\\]]*\\][^\\]]*\"hosts\":\\[\"perfdm-pidns-a\",\"perfdm-pidns-b\"\\]")));
+                 "[^{}]*\\}[^\\[]*\"processes\":3,\"of\":3,\"pids\":\\[([0-9,]+)\\][^\\]]*\\][^\\]]*"
+                 "\"hosts\":\\[([^\\]]*)\\]")));
+  auto pids = "," + m[1].str() + ",";
+  CHECK(count(pids, "," + pid + ",") == 2);
+  CHECK(pids.find("," + std::to_string(own.pid()) + ",") != std::string::npos);
+  CHECK(m[2].str().find("\"perfdm-pidns-a\",\"perfdm-pidns-b\"") != std::string::npos);
+  // The recording tells the daemons' processes apart by HOST; the engine's own has none.
+  auto recorded = remote_test::slurp(recording);
+  std::filesystem::remove(recording);
+  CHECK(recorded.find("<P PID='" + pid + "' HOST='perfdm-pidns-a' N='") != std::string::npos);
+  CHECK(recorded.find("<P PID='" + pid + "' HOST='perfdm-pidns-b' N='") != std::string::npos);
+  CHECK(recorded.find("<P PID='" + std::to_string(own.pid()) + "' N='") != std::string::npos);
+  CHECK(recorded.find("<P PID='" + std::to_string(own.pid()) + "' HOST=") == std::string::npos);
   // Each finding names its process with its host.
   auto findings_at = out.find("\"findings\":[");
   REQUIRE(findings_at != std::string::npos);
