@@ -16,6 +16,7 @@
 #include "messages/evidence_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
+#include "native/pc_resources.hpp"
 #include "pc/findings.hpp"
 #include "pc/search_engine.hpp"
 
@@ -495,6 +496,10 @@ class search_actor : public caf::event_based_actor {
                   for (auto& p : a.processes)
                     if (i < p.counts.size() && p.counts[i].ticks > 0) {
                       ef.processes.push_back(p.counts[i]);
+                      // A daemon's process is told by its host too (the same pid may run on
+                      // two hosts); the engine's own leave it out, so that a recording of a
+                      // search on one machine reads as before.
+                      ef.processes.back().host = p.host == own_host_ ? "" : p.host;
                       note.time = std::max(note.time, p.counts[i].last);
                     }
                   note.foci.push_back(std::move(ef));
@@ -619,6 +624,7 @@ class search_actor : public caf::event_based_actor {
   std::vector<std::string> call_entries_;
   std::vector<pc::call_edge> call_edges_;
   std::uint64_t evicted_ = 0;
+  const std::string own_host_ = native::host_part();  // the engine's: EVIDENCE leaves it out
 };
 
 }  // namespace
