@@ -315,4 +315,25 @@ std::string finding_text(const finding& f) {
   return out;
 }
 
+std::vector<node_view> views_of(const search_graph& g) {
+  std::vector<node_view> views;
+  for (auto& n : g.nodes()) {
+    node_view v;
+    v.id = n.id;
+    for (auto& e : n.parents) v.parents.push_back(e.from);
+    v.hypothesis = info(n.hyp).name;
+    v.code = n.focus[hierarchy::code];
+    v.machine = n.focus[hierarchy::machine];
+    v.syncobject = n.focus[hierarchy::syncobject];
+    v.file = n.focus[hierarchy::file];
+    v.state = state_name(n.state);
+    v.active = n.active;
+    v.value = n.value;
+    v.threshold = n.threshold;
+    v.since = n.since ? *n.since : -1;
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
 }  // namespace perfdm::pc

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "pc/search_graph.hpp"
+
 namespace perfdm::pc {
 
 // One SHG node as the findings need it (from pc::shg_node, or from SHGNODE events).
@@ -32,6 +34,9 @@ struct node_view {
   double high = std::nan("");
   long long samples = -1;
 };
+
+// Every node of a search history graph as the findings need it.
+std::vector<node_view> views_of(const search_graph& g);
 
 struct finding {
   node_view node;
