@@ -21,9 +21,13 @@ namespace perfdm {
 
 // How long a node waits for its children's answers. A relay waits less than the engine, so
 // that a hung daemon deep down costs the search one round's delay, never its answer; an
-// engine without components never waits for one.
-inline constexpr std::chrono::milliseconds tree_gather_wait{3000};
-inline constexpr std::chrono::milliseconds tree_gather_wait_in_relay{2000};
+// engine without components never waits for one. A window's counts run from the search's
+// start, so an answer too late for one round loses nothing: the next round has it all. The
+// waits are short for that reason (3 s and 2 s made every round of a loaded 64-host search
+// as slow as its slowest daemon); a daemon answers once its sample ends (≤ 0.5 s, the
+// stack sampler's stop timeout).
+inline constexpr std::chrono::milliseconds tree_gather_wait{1500};
+inline constexpr std::chrono::milliseconds tree_gather_wait_in_relay{1000};
 
 inline void merge_answer(window_answers& into, window_answers& from) {
   for (auto& p : from.processes) into.processes.push_back(std::move(p));

@@ -62,7 +62,7 @@ trap 'exit 130' INT TERM
 
 port_of() {  # the port a process printed after "publishing on 127.0.0.1:"
   for _ in $(seq 200); do
-    p=$(sed -n 's/.*publishing on 127.0.0.1:\([0-9]*\).*/\1/p' "$1" | head -1)
+    p=$(sed -n 's/.*publishing on 127.0.0.1:\([0-9]*\).*/\1/p' "$1" 2>/dev/null | head -1)
     [ -n "$p" ] && { echo "$p"; return 0; }
     sleep 0.05
   done

@@ -286,3 +286,22 @@ TEST_CASE("pc evidence: SUFFICIENT_TIME selects Paradyn's fixed wait instead",
   s.admit();
   CHECK(s.wanting_evidence().empty());  // decided on the MIs' data, as before
 }
+
+TEST_CASE("pc evidence: a process sampled 4 times a second concludes on 10 clear samples",
+          "[pc][pc-evidence]") {
+  // A daemon of a loaded cluster: one busy thread, a sample every 0.25 s.
+  evidence_rule rule{0.30, true, 0.05, 0.99, {}};
+  window::sample_window w(app);
+  evidence_decision d(rule);
+  auto focus = native::parse_pc_focus({"/Code/app/hot"});
+  bool concluded = false;
+  int i = 1;
+  for (; i <= 40 && !concluded; ++i) {
+    w.add(i * 250 * ms, 0.25, busy_threads());
+    concluded = d.take(hypothesis::cpu_bound, {of(w.count(focus, 0))});
+  }
+  CHECK(concluded);
+  CHECK(d.concluded() == truth::true_);
+  CHECK(i - 1 <= 12);  // 2.5–3 s of samples, not the 5 s 20 of them take
+  CHECK(i - 1 >= 10);  // the floor
+}

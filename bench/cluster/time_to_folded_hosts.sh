@@ -7,6 +7,7 @@
 # folded line reads "N-1 of N"), when the outlier's lock finding came, and whether the folded
 # line names hostN's process as the outlier.
 #   bench/cluster/time_to_folded_hosts.sh PERFDM ROUNDS SECONDS RELAYS N...
+# CHECKTIME=MS: the daemons' mean ms between stack samples (cluster.sh's default else, 20).
 set -eu
 perfdm=$1 rounds=$2 seconds=$3 relays=$4
 shift 4
@@ -14,7 +15,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 for n in "$@"; do
   r=1
   while [ "$r" -le "$rounds" ]; do
-    out=$(PERFDM="$perfdm" bash "$here/scripts/cluster.sh" "$n" --relays "$relays" --search "$seconds" --json 2>/dev/null)
+    out=$(PERFDM="$perfdm" bash "$here/scripts/cluster.sh" "$n" --relays "$relays" --search "$seconds" ${CHECKTIME:+--checktime "$CHECKTIME"} --json 2>/dev/null)
     printf '%s' "$out" | python3 -c '
 import json, sys
 n = int(sys.argv[1])
