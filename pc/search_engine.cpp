@@ -109,6 +109,7 @@ void search_engine::start_each_process() {
         auto& n = graph_.at(id);
         n.reached_by = hierarchy::machine;
         n.threshold = settings_.threshold(h);
+        windows_only_.insert(id);
         admission_.push(id, why_priority);
         changed(id);
       }
@@ -145,6 +146,12 @@ std::vector<enable_order> search_engine::admit() {
       e.evidence.emplace(evidence_rule_for(n.hyp));
       n.active = true;
       n.threshold = settings_.threshold(n.hyp);
+      // A process's own start over a cluster has none: 3 per process, each an MI every
+      // daemon hears of, and enables the admission waits for 30 at a time.
+      if (windows_only_.count(*id)) {
+        e.pending = false;
+        continue;
+      }
     }
     auto& metrics = info(n.hyp).metrics;
     for (std::size_t i = 0; i < metrics.size(); ++i) out.push_back({*id, i, metrics[i], n.focus});

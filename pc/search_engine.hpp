@@ -132,6 +132,9 @@ class search_engine {
   std::vector<disable_order> disables_;
   std::map<hypothesis, std::uint64_t> tops_;  // the node of each top-level hypothesis at the top
   std::set<std::string> started_processes_;  // processes each top hypothesis started at
+  // Nodes decided on the windows alone, without metric instances (a process's own start,
+  // under the evidence rule).
+  std::set<std::uint64_t> windows_only_;
 };
 
 }  // namespace perfdm::pc

@@ -2,6 +2,7 @@
 // and sufficient time, running averages, the SHG, refinement and admission, and whole
 // searches driven by synthetic sample series.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -398,6 +399,25 @@ TEST_CASE("pc: over several hosts each top hypothesis starts at every process to
                                        .with(hierarchy::syncobject, "/SyncObject/Mutex/0x1000"));
   REQUIRE(lock);
   CHECK(s.graph().at(*lock).state == node_state::true_);
+}
+
+TEST_CASE("pc: on the evidence a process's own start over a cluster enables no metric, and "
+          "wants its window at once",
+          "[pc]") {
+  search_engine s(tunables{}, 0);  // the evidence rule
+  s.add_resource("/Machine/h1/app{1}/app{1}");
+  s.add_resource("/Machine/h2/app{2}/app{2}");
+  auto start = s.graph().find(hypothesis::cpu_bound,
+                              focus{}.with(hierarchy::machine, "/Machine/h2/app{2}"));
+  REQUIRE(start);
+  std::size_t orders = 0;
+  for (auto& o : s.admit()) {
+    CHECK(o.focus[hierarchy::machine] == "/Machine");  // the top nodes' only
+    ++orders;
+  }
+  CHECK(orders > 0);
+  auto wanting = s.wanting_evidence();
+  CHECK(std::find(wanting.begin(), wanting.end(), *start) != wanting.end());
 }
 
 TEST_CASE("pc: on one host the search starts at the top only", "[pc]") {
