@@ -55,6 +55,15 @@ void data_manager::on_source_gone(const caf::actor_addr& source) {
   if (!complete.empty()) caf::anon_send(this, source_samples{std::move(complete)});
 }
 
+void data_manager::on_subtree_component_gone(const subtree_component_gone& x) {
+  // From no component (any more): its own COMPONENTREMOVED told the streams of its subtree.
+  auto* relay = x.from ? sources_.component_of(x.from.address()) : nullptr;
+  if (!relay || x.name.empty()) return;
+  std::string path = *relay;
+  for (auto& r : x.relays) path += "/" + r;
+  for (auto& [h, a] : streams_) send(a, component_removed_event{h, x.name, path});
+}
+
 caf::response_promise data_manager::on_source_samples(std::vector<sample>& samples,
                                                       time_ns complete_until) {
   auto* component = sources_.component_of(caf::actor_cast<caf::actor_addr>(current_sender()));
