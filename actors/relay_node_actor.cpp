@@ -77,6 +77,11 @@ class relay_node : public caf::event_based_actor {
         [=](subtree_component_gone& x) {
           auto i = x.from ? children_.find(x.from.address()) : children_.end();
           if (i == children_.end() || x.name.empty()) return;
+          if (x.relays.empty()) {  // its own child, which may have failed over to here
+            std::vector<sample> complete;
+            aggregator_.child_lost(i->second, x.name, complete);
+            take(complete);
+          }
           x.relays.insert(x.relays.begin(), i->second);
           tell_gone(std::move(x.relays), std::move(x.name));
         },

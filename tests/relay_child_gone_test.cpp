@@ -166,15 +166,16 @@ TEST_CASE("relay: a daemon gone two relays down is announced with both relays, o
   CHECK(mid.proc().exited() == false);
 }
 
-TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announced",
+TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announced, and "
+          "resumed it goes on at the engine",
           "[relay][remote]") {
   published_engine engine;
   const std::vector<std::string> fast = {"--heartbeat-ms", "100", "--timeout-ms", "600"};
   relay_process relay(engine.address(), "relay-h", fast);
   test::workload w1, w2;
   auto daemon = [&](const std::string& name, const test::workload& w) {
-    std::vector<std::string> argv{PERFDM_BINARY, "daemon",   "--upstream",          relay.address(),
-                                  "--name",      name,       "--attach",            std::to_string(w.pid)};
+    std::vector<std::string> argv{PERFDM_BINARY, "daemon", "--upstream", relay.address(),
+                                  "--name",      name,     "--attach",   std::to_string(w.pid)};
     argv.insert(argv.end(), fast.begin(), fast.end());
     return std::make_unique<process>(argv, "", "relay_daemon");
   };
@@ -182,9 +183,13 @@ TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announc
   auto d2 = daemon("node-h2", w2);
   REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
   auto watcher = start_client(engine.address(), {"--watch"},
-                              "STREAM\nENABLE STREAM=$STREAM METRIC=work.requests\n");
-  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 2; }));
-  REQUIRE(eventually([&] { return buckets(engine.address(), 0).size() >= 2; }));
+                              "STREAM\n"
+                              "ENABLE STREAM=$STREAM METRIC=work.requests\n"
+                              "ENABLE STREAM=$STREAM METRIC=work.requests" +
+                                  focus(w1) + "\nENABLE STREAM=$STREAM METRIC=work.requests" +
+                                  focus(w2) + "\n");
+  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 4; }));
+  REQUIRE(eventually([&] { return buckets(engine.address(), 1).size() >= 2; }));
 
   // Stopped, it sends no heartbeat: the relay drops the connection after --timeout-ms.
   d1->signal(SIGSTOP);
@@ -197,8 +202,40 @@ TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announc
   CHECK(told >= std::chrono::milliseconds(400));  // not before it was silent that long
   CHECK(told < std::chrono::milliseconds(600 + 2000));
   CHECK(topology(engine).find("NAME='node-h1'") == std::string::npos);
-  const auto at_stop = buckets(engine.address(), 0).size();
-  REQUIRE(eventually([&] { return buckets(engine.address(), 0).size() >= at_stop + 3; }));
-  // (Left stopped: the process guard kills it. Resumed, it would fail over to the engine as if
-  // the relay had died, which is another story.)
+  const auto at_stop = all_buckets(engine.address(), 0).size();
+  REQUIRE(eventually([&] { return all_buckets(engine.address(), 0).size() >= at_stop + 3; }));
+
+  // Resumed, it finds its connection closed and fails over to the relay's upstream as if the
+  // relay had died. The relay lives on and said it lost it, so the engine does not wait for
+  // the relay's end: the daemon is announced and its data counts again, beside the relay's.
+  d1->signal(SIGCONT);
+  REQUIRE(eventually([&] {
+    return d1->err().find("reconnected to " + engine.address()) != std::string::npos;
+  }));
+  REQUIRE(eventually([&] {
+    auto out = watcher->out();
+    auto at = out.find(removed("node-h1", "relay-h"));
+    return out.find("<DYPER COMPONENTADDED='0' NAME='node-h1'/>", at) != std::string::npos;
+  }));
+  auto t = topology(engine);
+  INFO(t);
+  CHECK(std::regex_search(t, std::regex("<NODE NAME='node-h1' HOST='[^']*' KIND='daemon'")));
+  CHECK(node_attribute(t, "relay-h", "COMPONENTS") == "1");
+  const auto at_resume = all_buckets(engine.address(), 0).size();
+  std::vector<std::vector<double>> hs;
+  REQUIRE(eventually([&] {
+    hs = {all_buckets(engine.address(), 0), all_buckets(engine.address(), 1),
+          all_buckets(engine.address(), 2)};
+    return std::min({hs[0].size(), hs[1].size(), hs[2].size()}) >= at_resume + 7;
+  }));
+  const auto last = std::min({hs[0].size(), hs[1].size(), hs[2].size()}) - 2;
+  std::size_t compared = 0;
+  for (std::size_t k = at_resume + 2; k < last; ++k) {
+    INFO("bucket " << k << " after the resume");
+    CHECK(hs[1][k] > 0);
+    CHECK(hs[2][k] > 0);
+    CHECK(hs[0][k] == Approx(hs[1][k] + hs[2][k]).epsilon(1e-9));
+    ++compared;
+  }
+  CHECK(compared >= 3);
 }
