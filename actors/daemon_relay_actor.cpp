@@ -90,7 +90,7 @@ class daemon_relay : public caf::event_based_actor {
         [=](watermark_atom) {
           // With no batch open, the watermark goes alone (a batch carries its own).
           if (buffer_.empty()) flush();
-          delayed_send(this, options_.flush_period, watermark_atom::value);
+          delayed_send(this, options_.quiet_period, watermark_atom::value);
         },
         [=](define_resource& x) { return delegate(upstream_, x); },
         [=](define_metric& x) { return delegate(upstream_, x); },
@@ -202,7 +202,7 @@ class daemon_relay : public caf::event_based_actor {
     no.origin_monotonic_ns = io.origin_monotonic_ns;
     origin_monotonic_ns_ = io.origin_monotonic_ns;
     registry_ = spawn_process_registry(this, io, no);
-    delayed_send(this, options_.flush_period, watermark_atom::value);
+    delayed_send(this, options_.quiet_period, watermark_atom::value);
     for (auto& rp : waiting_) rp.deliver(ok_reply{});
     waiting_.clear();
   }
@@ -212,6 +212,7 @@ class daemon_relay : public caf::event_based_actor {
   void forget(const caf::actor_addr& source) {
     sources_.erase(std::remove(sources_.begin(), sources_.end(), source), sources_.end());
     reported_.erase(source);
+    if (buffer_.empty()) flush();  // the watermark it held moves now
   }
 
   void note_reported(const caf::actor_addr& source, const std::vector<sample>& samples) {

@@ -29,6 +29,7 @@ namespace {
 
 using proc_tick_atom = caf::atom_constant<caf::atom("nattick")>;
 using stack_tick_atom = caf::atom_constant<caf::atom("natstack")>;
+using release_tick_atom = caf::atom_constant<caf::atom("natlate")>;
 
 caf::error native_failure(const native::native_error& e) {
   auto code = e.code == native::native_errc::no_such_process ? dm_error::unknown_target
@@ -63,6 +64,7 @@ struct native_source_state {
   std::set<int> defined_threads;
   bool started = false;
   bool proc_ticking = false;
+  bool release_scheduled = false;  // a release_tick_atom is on its way
   bool ended = false;
   static inline const char* name = "native_source";
 
@@ -189,8 +191,17 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
   // The next stack sample, CHECKTIME away on average, unless stack sampling is off. A new
   // generation makes any tick still on its way stale, so that a change of the settings takes
   // effect at once (a 10 s delay drawn before SET CHECKTIME does not hold it up).
+  // A thread a sample interrupted but that had not stopped (no CPU for it yet) stops when it
+  // next runs: let it go within a few milliseconds of that, not at the next sample.
+  auto release_late_soon = [=] {
+    auto& s = self->state;
+    if (s.release_scheduled || !s.sampler || s.sampler->late_threads() == 0) return;
+    s.release_scheduled = true;
+    self->delayed_send(self, std::chrono::milliseconds(5), release_tick_atom::value);
+  };
   auto schedule_stack = [=] {
     auto& s = self->state;
+    release_late_soon();
     ++s.stack_generation;
     if (!s.stack_sampling()) return;
     self->delayed_send(self, std::chrono::nanoseconds(s.delay->next_ns()),
@@ -299,6 +310,11 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         // Not permitted any more, or libdw gave up on this sample: try again later.
       }
       schedule_stack();
+    },
+    [=](release_tick_atom) {
+      self->state.release_scheduled = false;
+      if (self->state.sampler) self->state.sampler->release_late();
+      release_late_soon();
     },
     [=](profile_request&) { return self->state.profile_report(); },
     // The search's evidence: the window's counts at each focus since the search began.

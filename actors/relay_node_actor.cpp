@@ -105,12 +105,15 @@ class relay_node : public caf::event_based_actor {
               valid.push_back(s);
           ack.dropped = x.samples.size() - valid.size();
           aggregator_.add_samples(i->second, valid, complete);
+          bool moved = false;
           if (x.complete_until != no_watermark) {
             aggregator_.add_watermark(i->second, x.complete_until, complete);
             auto& w = watermarks_[i->second];
+            moved = x.complete_until > w;
             w = std::max(w, x.complete_until);
           }
           take(complete);
+          if (moved) arm_flush();  // this node's watermark may have moved: up it goes soon
           return ack;
         },
         [=](flush_atom, std::uint64_t id) {
@@ -119,7 +122,7 @@ class relay_node : public caf::event_based_actor {
         [=](watermark_atom) {
           if (buffer_.empty()) flush();
           tell_safe();
-          delayed_send(this, options_.flush_period, watermark_atom::value);
+          delayed_send(this, options_.quiet_period, watermark_atom::value);
         },
         // TOPOLOGY, asked by the parent: this relay, and below it each child's subtree with
         // the figures of its link as measured here.
@@ -218,7 +221,7 @@ class relay_node : public caf::event_based_actor {
     if (!have_update_) {
       have_update_ = true;
       origin_ = u.origin;
-      delayed_send(this, options_.flush_period, watermark_atom::value);
+      delayed_send(this, options_.quiet_period, watermark_atom::value);
       for (auto& rp : waiting_) rp.deliver(ok_reply{});
       waiting_.clear();
     }
@@ -256,10 +259,17 @@ class relay_node : public caf::event_based_actor {
 
   void take(std::vector<sample>& complete) {
     if (complete.empty()) return;
-    if (buffer_.empty())
-      delayed_send(this, options_.flush_period, flush_atom::value, ++batch_id_);
+    arm_flush();
     buffer_.insert(buffer_.end(), complete.begin(), complete.end());
     if (buffer_.size() >= options_.batch) flush();
+  }
+
+  // A flush flush_period from now, unless one is on its way (a timer re-armed at every
+  // message would never fire while children keep sending).
+  void arm_flush() {
+    if (flush_armed_) return;
+    flush_armed_ = true;
+    delayed_send(this, options_.flush_period, flush_atom::value, ++batch_id_);
   }
 
   // Engine time now on this node's wall clock (the engine's origin came with the update).
@@ -281,6 +291,7 @@ class relay_node : public caf::event_based_actor {
 
   void flush() {
     ++batch_id_;
+    flush_armed_ = false;
     if (!upstream_ || reconnecting_) return;  // reconnecting: the batch waits for the new one
     const time_ns w = watermark();
     if (buffer_.empty() && w <= sent_watermark_) return;
@@ -347,6 +358,7 @@ class relay_node : public caf::event_based_actor {
   source_update last_;
   bool have_update_ = false;
   double origin_ = 0;
+  bool flush_armed_ = false;  // a flush_atom for batch_id_ is on its way
   std::vector<sample> buffer_;
   std::uint64_t batch_id_ = 0;
   std::uint64_t received_ = 0;

@@ -46,6 +46,10 @@ struct relay_node_options {
   // should that relay go down (none: the node ends with its upstream).
   std::string upstream_address = {};
   connect_function connect = {};
+  // How often the watermark goes alone when it moves by itself (no child holds it) and the
+  // children hear what reached the engine (samples_safe). A child's watermark that moves this
+  // node's goes up within flush_period, as a batch does.
+  std::chrono::milliseconds quiet_period{50};
 };
 
 // relay_node_stats_atom -> (samples received from children, samples sent upstream, batches

@@ -418,6 +418,12 @@ class search_actor : public caf::event_based_actor {
     return e;
   }
 
+  // One round of evidence: the call graph's new edges and each search's note (by slot).
+  struct evidence_round {
+    std::vector<evidence_call> calls;
+    std::vector<std::optional<evidence_note>> notes;
+  };
+
   // Live only (a replay has no window to read, and fires no timer): reads the call graph and
   // every running search's nodes' counts from the windows, and sends them to the data manager
   // as EVIDENCE, which records it and hands it back (on_evidence). One round at a time; a
@@ -429,9 +435,22 @@ class search_actor : public caf::event_based_actor {
     }
     gathering_ = true;
     gather_again_ = false;
+    // The call graph and the windows are asked at once: each waits for the slowest daemon of
+    // a tree (up to 3 s), so one after the other made a round twice as long. Their notes go
+    // in one order, the calls first, once both are in.
+    auto round = std::make_shared<evidence_round>();
+    round->notes.resize(slots_.size());
+    auto asked = countdown::make([=] { send_notes(round); }, true);
+    asked->expect();
     request(dm_, caf::infinite, callgraph_request{0})
-        .then([=](callgraph_report& r) { gather_windows(new_calls(r)); },
-              [=](caf::error&) { gather_windows({}); });
+        .then(
+            [=](callgraph_report& r) {
+              round->calls = new_calls(r);
+              asked->arrived();
+            },
+            [=](caf::error&) { asked->arrived(); });
+    for (std::size_t i = 0; i < slots_.size(); ++i) ask_window(i, round, asked);
+    asked->release();
   }
 
   std::vector<evidence_call> new_calls(const callgraph_report& r) {
@@ -443,60 +462,70 @@ class search_actor : public caf::event_based_actor {
     return out;
   }
 
-  void gather_windows(std::vector<evidence_call> calls) {
-    // Every note and query is waited for (actors/fan_out.hpp), then the next round may start.
+  // Slot `slot`'s search: the counts at the foci of its nodes that want evidence, as a note.
+  void ask_window(std::size_t slot, std::shared_ptr<evidence_round> round,
+                  std::shared_ptr<countdown> asked) {
+    auto& s = slots_[slot];
+    auto wanting = s.engine->wanting_evidence();
+    if (wanting.empty()) return;
+    std::set<pc::focus> seen;
+    window_query q;
+    q.since = s.engine->start();
+    std::vector<pc::focus> foci;
+    for (auto id : wanting) {
+      auto& f = s.engine->graph().at(id).focus;
+      if (!seen.insert(f).second) continue;
+      foci.push_back(f);
+      q.foci.push_back(f.enable_focus());
+    }
+    asked->expect();
+    auto search = s.id;
+    request(dm_, caf::infinite, q)
+        .then(
+            [=](window_answers& a) {
+              if (!a.processes.empty()) {
+                evidence_note note{search, latest_time_, 0, {}, {}};
+                for (std::size_t i = 0; i < foci.size(); ++i) {
+                  evidence_focus ef{foci[i][pc::hierarchy::code], foci[i][pc::hierarchy::machine],
+                                    foci[i][pc::hierarchy::syncobject],
+                                    foci[i][pc::hierarchy::file], {}};
+                  // A process with no sample at the focus (outside its /Machine part) counts
+                  // for nothing (pc/evidence.hpp): left out, so that a focus on one process
+                  // of 64 records one entry, not 64.
+                  for (auto& p : a.processes)
+                    if (i < p.counts.size() && p.counts[i].ticks > 0) {
+                      ef.processes.push_back(p.counts[i]);
+                      note.time = std::max(note.time, p.counts[i].last);
+                    }
+                  note.foci.push_back(std::move(ef));
+                }
+                for (auto& p : a.processes) note.evicted += p.evicted_ticks;
+                round->notes[slot] = std::move(note);
+              }
+              asked->arrived();
+            },
+            [=](caf::error&) { asked->arrived(); });
+  }
+
+  // The round's notes to the data manager, which records each and hands it back
+  // (on_evidence); every one is waited for, then the next round may start.
+  void send_notes(std::shared_ptr<evidence_round> round) {
     auto count = countdown::make(
         [=] {
           gathering_ = false;
           if (gather_again_) gather_evidence();
         },
         true);
-    auto done = [=] { count->arrived(); };
     auto send_note = [=](evidence_note note) {
       count->expect();
       request(dm_, caf::infinite, std::move(note))
-          .then([=](ok_reply&) { done(); }, [=](caf::error&) { done(); });
+          .then([=](ok_reply&) { count->arrived(); }, [=](caf::error&) { count->arrived(); });
     };
-    if (!calls.empty()) send_note(evidence_note{0, latest_time_, 0, {}, std::move(calls)});
-    for (auto& s : slots_) {
-      auto wanting = s.engine->wanting_evidence();
-      if (wanting.empty()) continue;
-      std::set<pc::focus> seen;
-      window_query q;
-      q.since = s.engine->start();
-      std::vector<pc::focus> foci;
-      for (auto id : wanting) {
-        auto& f = s.engine->graph().at(id).focus;
-        if (!seen.insert(f).second) continue;
-        foci.push_back(f);
-        q.foci.push_back(f.enable_focus());
-      }
-      count->expect();
-      auto search = s.id;
-      request(dm_, caf::infinite, q)
-          .then(
-              [=](window_answers& a) {
-                if (!a.processes.empty()) {
-                  evidence_note note{search, latest_time_, 0, {}, {}};
-                  for (std::size_t i = 0; i < foci.size(); ++i) {
-                    evidence_focus ef{foci[i][pc::hierarchy::code], foci[i][pc::hierarchy::machine],
-                                      foci[i][pc::hierarchy::syncobject],
-                                      foci[i][pc::hierarchy::file], {}};
-                    for (auto& p : a.processes)
-                      if (i < p.counts.size()) {
-                        ef.processes.push_back(p.counts[i]);
-                        if (p.counts[i].ticks > 0) note.time = std::max(note.time, p.counts[i].last);
-                      }
-                    note.foci.push_back(std::move(ef));
-                  }
-                  for (auto& p : a.processes) note.evicted += p.evicted_ticks;
-                  send_note(std::move(note));
-                }
-                done();
-              },
-              [=](caf::error&) { done(); });
-    }
-    done();
+    if (!round->calls.empty())
+      send_note(evidence_note{0, latest_time_, 0, {}, std::move(round->calls)});
+    for (auto& note : round->notes)
+      if (note) send_note(std::move(*note));
+    count->release();
   }
 
   // EVIDENCE, from the data manager (live: what gather_evidence sent; replay: the recording).

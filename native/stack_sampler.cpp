@@ -66,9 +66,13 @@ const Dwfl_Callbacks proc_callbacks = {
     nullptr,  // debuginfo_path: the standard places
 };
 
-// How long a thread may take to stop before its sample is given up (a thread that never
-// stops: another tracer got there first, or the kernel is stuck).
-constexpr std::int64_t stop_timeout_ns = 2'000'000'000;
+// How long a sample waits for a thread to stop before it goes on without it (a thread that
+// gets no CPU on a loaded machine, or one stuck in the kernel). The interrupt stays pending:
+// the thread stops when it next runs, and is let go then (stack_sampler::release_late). Half
+// a second: a sample must not keep its actor from answering the search for long (a tree of
+// daemons waits 2 s for each round's answers), and a thread that waited that long for a CPU
+// on a machine running 64 busy processes is caught by a later sample.
+constexpr std::int64_t stop_timeout_ns = 500'000'000;
 
 // The one-letter state of a thread, '?' when it cannot be read.
 char thread_state(int pid, int tid) {
@@ -79,7 +83,12 @@ char thread_state(int pid, int tid) {
   }
 }
 
-enum class stop_outcome { stopped, gone, refused };
+// late: seized and interrupted but not stopped within stop_timeout_ns. It cannot be detached
+// until it stops (PTRACE_DETACH needs a stopped tracee; it fails on a running one and the
+// thread would stay traced by this thread for ever, every later PTRACE_SEIZE refused with
+// EPERM and the thread held stopped once it does stop): the sampler keeps it and lets it go
+// once it stops.
+enum class stop_outcome { stopped, gone, refused, late };
 
 // Stops thread `tid` of `pid` for its unwind: PTRACE_SEIZE, PTRACE_INTERRUPT, and a wait for
 // the stop on that tid alone (__WALL | WNOHANG, never -1). The stop notification may be taken
@@ -126,9 +135,8 @@ stop_outcome stop_thread(int pid, int tid, int& signal, std::string& error) {
       }
     }
     if (now - start > stop_timeout_ns) {
-      ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
-      error = "it did not stop within 2 s";
-      return stop_outcome::refused;
+      error = "it did not stop within 0.5 s";
+      return stop_outcome::late;
     }
     // Short sleeps, not sched_yield: on a loaded machine a yield gives away a whole time
     // slice, and the thread being stopped needs a CPU to stop.
@@ -141,6 +149,27 @@ stop_outcome stop_thread(int pid, int tid, int& signal, std::string& error) {
 // Lets a stopped thread go, with the signal it was stopped for, if any.
 void detach_thread(int tid, int signal) {
   ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(static_cast<std::intptr_t>(signal)));
+}
+
+// A late thread (stop_outcome::late) now: let go if it has stopped since (true), forgotten if
+// it is gone (true), kept otherwise (false).
+bool release_if_stopped(int pid, int tid) {
+  int status = 0;
+  pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+  if (r == tid) {
+    if (WIFEXITED(status) || WIFSIGNALED(status)) return true;
+    if (WIFSTOPPED(status)) {
+      detach_thread(tid, (status >> 16) != PTRACE_EVENT_STOP ? WSTOPSIG(status) : 0);
+      return true;
+    }
+  }
+  if (r < 0 && errno == ECHILD) return true;  // not traced by this thread any more: gone
+  char state = thread_state(pid, tid);
+  if (state == 't') {
+    detach_thread(tid, 0);
+    return true;
+  }
+  return state == '?' || state == 'Z' || state == 'X';
 }
 
 // The symbol part of a frame: everything but the pc, cached by (adjusted) pc.
@@ -159,6 +188,7 @@ struct stack_sampler::impl {
   std::uint64_t reports = 0;
   std::unordered_map<Dwarf_Addr, symbol_info> symbols;
   std::unordered_map<Dwfl_Module*, std::unique_ptr<cfi_function_table>> function_tables;
+  std::vector<int> late;  // threads interrupted that had not stopped when their sample ended
 
   explicit impl(int p) : pid(p) {
     if (!process_alive(pid))
@@ -181,7 +211,19 @@ struct stack_sampler::impl {
       throw;
     }
   }
-  ~impl() { dwfl_end(dwfl); }
+  ~impl() {
+    // A late thread still running is released by the kernel when this (the tracing) thread
+    // exits; one that stopped meanwhile is let go now.
+    release_late();
+    dwfl_end(dwfl);
+  }
+
+  std::size_t release_late() {
+    late.erase(std::remove_if(late.begin(), late.end(),
+                              [this](int tid) { return release_if_stopped(pid, tid); }),
+               late.end());
+    return late.size();
+  }
 
   std::string read_maps() {
     return read_proc_file(pid, "/proc/" + std::to_string(pid) + "/maps");
@@ -283,6 +325,7 @@ struct stack_sampler::impl {
     // The waits for each thread's stop are short sleeps: let them be as short as asked
     // (the default timer slack adds 50 µs to each). Per thread: the sampling thread's only.
     prctl(PR_SET_TIMERSLACK, 1'000UL);
+    release_late();
     stack_snapshot snap;
     snap.pid = pid;
     snap.monotonic_ns = monotonic_ns();
@@ -312,16 +355,26 @@ struct stack_sampler::impl {
     std::size_t unwound = 0;
     std::string last_error;
     for (auto& t : snap.threads) {
+      if (std::find(late.begin(), late.end(), t.tid) != late.end()) {
+        t.error = "it has not stopped since an earlier sample interrupted it";
+        last_error = t.error;
+        continue;
+      }
       int signal = 0;
       auto stopped = stop_thread(pid, t.tid, signal, t.error);
+      if (stopped == stop_outcome::late) late.push_back(t.tid);
       if (stopped != stop_outcome::stopped) {
-        if (stopped == stop_outcome::refused) last_error = t.error;
+        if (stopped != stop_outcome::gone) last_error = t.error;
         continue;  // a thread that is gone is left out below
       }
+      // The cost is the time the thread is held stopped; the wait for it to stop (a thread
+      // that waits for a CPU on a loaded machine) costs the program nothing.
+      auto held_from = monotonic_ns();
       walk w{this, &t, max_depth == 0 ? 1 : max_depth};
       int rc = dwfl_getthread_frames(dwfl, t.tid, on_frame, &w);
       read_stopped_syscall(t);
       detach_thread(t.tid, signal);
+      snap.cost_ns += monotonic_ns() - held_from;
       if (rc != 0 && t.frames.empty()) {
         // libdw reports the end of some stacks as an error: only no frame at all counts.
         t.error = dwfl_message();
@@ -350,7 +403,6 @@ struct stack_sampler::impl {
                              (denied ? " (ptrace needs the same user, root or CAP_SYS_PTRACE)"
                                      : ""));
     }
-    snap.cost_ns = monotonic_ns() - snap.monotonic_ns;
     return snap;
   }
 };
@@ -363,5 +415,7 @@ stack_snapshot stack_sampler::sample(std::size_t max_depth,
   return impl_->sample(max_depth, wanted);
 }
 std::uint64_t stack_sampler::module_reports() const { return impl_->reports; }
+std::size_t stack_sampler::late_threads() const { return impl_->late.size(); }
+std::size_t stack_sampler::release_late() { return impl_->release_late(); }
 
 }  // namespace perfdm::native

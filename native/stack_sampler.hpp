@@ -12,8 +12,9 @@
 //   this process that waits for any child takes the ptrace stops of every tracee of the
 //   process, and a blocking wait would then wait for ever; a thread that /proc shows in
 //   tracing stop is stopped, whoever took the notification. A thread that does not stop
-//   within 2 s is left out of the sample. ptrace ties a tracee to the tracing thread: one
-//   sample() runs on one thread from start to end, which is all that needs.
+//   within 0.5 s is left out of the sample, and let go once it stops (release_late). ptrace
+//   ties a tracee to the tracing thread: every sample() and release_late() of one sampler
+//   must run on one thread (the native source actor is detached: its own thread).
 // - The states are read before any thread is stopped (a stopped thread reads 't').
 // - Errors are native_error: no_such_process (before or during a sample: the sample is
 //   abandoned, every thread already stopped is detached, nothing is leaked), not_permitted
@@ -52,7 +53,9 @@ struct thread_stack {
 struct stack_snapshot {
   int pid = 0;
   std::int64_t monotonic_ns = 0;  // when the sample started (CLOCK_MONOTONIC)
-  std::int64_t cost_ns = 0;       // how long the sample took
+  // how long the sample held the program's threads stopped, summed over the threads (the wait
+  // for a thread to stop is not counted: the program runs, or waits for a CPU, meanwhile)
+  std::int64_t cost_ns = 0;
   // The memory maps changed since the last sample (a program loading its libraries, as one
   // started held at its first instruction does): libdw read new modules' unwind and debug
   // information during this sample, a one-off like the first sample's.
@@ -80,6 +83,14 @@ class stack_sampler {
 
   // How many times the modules were reported (1 after construction; +1 per maps change).
   std::uint64_t module_reports() const;
+
+  // Threads a sample interrupted that had not stopped within its 0.5 s (no CPU for them on a
+  // loaded machine): they stop when they next run and must then be let go, by the thread
+  // that sampled (ptrace ties them to it). sample() lets go those that stopped, first, and
+  // leaves the others out; release_late() does only that, and returns how many are still
+  // running — call it soon after a sample that left some, so that none is held stopped.
+  std::size_t late_threads() const;
+  std::size_t release_late();
 
  private:
   struct impl;

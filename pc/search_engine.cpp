@@ -33,6 +33,7 @@ search_engine::search_engine(tunables settings, double start)
     n.persistent = true;
     n.threshold = settings_.threshold(h);
     if (made) admission_.push(id, why_priority);
+    tops_[h] = id;
   }
 }
 
@@ -82,7 +83,36 @@ std::vector<disable_order> search_engine::end() {
 }
 
 void search_engine::add_resource(const std::string& name) {
-  if (tree_.add(name)) refine_all_true();
+  if (!tree_.add(name)) return;
+  start_each_process();
+  refine_all_true();
+}
+
+// Over several hosts (a tree of daemons) the top focus averages every process: one process in
+// 64 that waits on a lock is 1/64 of the whole and never passes a threshold there, and the
+// whole-program interval adds one interval per process. So, as Paradyn's Distributed
+// Performance Consultant searched each process as well as the whole (Roth & Miller, PPoPP
+// 2006), each top hypothesis also starts at every process, decided on that process's samples
+// alone, as a where-child of its top node; the report folds the processes that behave alike.
+// One host searches from the top only, as before.
+void search_engine::start_each_process() {
+  const auto& machine = hierarchy_root(hierarchy::machine);
+  auto hosts = tree_.refinements(hierarchy::machine, machine);
+  if (hosts.size() < 2) return;
+  for (auto& host : hosts)
+    for (auto& process : tree_.refinements(hierarchy::machine, host)) {
+      if (!started_processes_.insert(process).second) continue;
+      for (auto [h, top] : tops_) {
+        auto [id, made] = graph_.reach(h, focus{}.with(hierarchy::machine, process), top,
+                                       edge_kind::where);
+        if (!made) continue;
+        auto& n = graph_.at(id);
+        n.reached_by = hierarchy::machine;
+        n.threshold = settings_.threshold(h);
+        admission_.push(id, why_priority);
+        changed(id);
+      }
+    }
 }
 
 void search_engine::set_call_graph(std::vector<std::string> entries, std::vector<call_edge> edges) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,8 @@ class search_engine {
   std::vector<disable_order> end();
 
   // What the where axis offers; a change refines the true nodes again (a function or thread
-  // discovered after its parent was refined is added to it).
+  // discovered after its parent was refined is added to it). Over several hosts each top
+  // hypothesis also starts at every process (start_each_process).
   void add_resource(const std::string& name);
   void set_call_graph(std::vector<std::string> entries, std::vector<call_edge> edges);
   const resource_tree& resources() const { return tree_; }
@@ -114,6 +116,7 @@ class search_engine {
   std::vector<hierarchy> where_order(const shg_node& n) const;
   std::vector<std::uint64_t> add_where_children(std::uint64_t id, hierarchy h);
   void refine_all_true();
+  void start_each_process();
   double value_of(std::uint64_t id, double end, bool& meaningful) const;
   std::uint32_t pending_count() const;
   std::uint32_t active_count() const;
@@ -127,6 +130,8 @@ class search_engine {
   std::map<std::uint64_t, experiment> experiments_;
   std::vector<std::uint64_t> changes_;
   std::vector<disable_order> disables_;
+  std::map<hypothesis, std::uint64_t> tops_;  // the node of each top-level hypothesis at the top
+  std::set<std::string> started_processes_;  // processes each top hypothesis started at
 };
 
 }  // namespace perfdm::pc

@@ -55,7 +55,7 @@ teardown() {
   for f in "$DIR"/work*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
   [ -n "${WATCHER:-}" ] && kill -TERM "$WATCHER" 2>/dev/null
   [ -n "${ENGINE:-}" ] && kill -TERM "$ENGINE" 2>/dev/null && wait "$ENGINE" 2>/dev/null
-  rm -rf "$DIR"
+  [ -n "${CLUSTER_KEEP:-}" ] && echo "cluster: files kept in $DIR" >&2 || rm -rf "$DIR"
 }
 trap teardown EXIT
 trap 'exit 130' INT TERM

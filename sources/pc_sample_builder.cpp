@@ -1,6 +1,8 @@
 #include "sources/pc_sample_builder.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "native/pc_resources.hpp"
 
@@ -15,21 +17,37 @@ std::vector<std::string> pc_sample_builder::initial_resources() const {
 }
 
 void pc_sample_builder::set_collecting(const std::vector<collecting_mi>& mis) {
+  // A route that goes on keeps what it gathered, and its focus is not read again: an update
+  // lists every MI, and a search over many hosts sends one per enable.
+  std::map<std::uint64_t, route*> old;
+  for (auto& r : routes_) old.emplace(r.mi.id, &r);
   std::vector<route> routes;
+  routes.reserve(mis.size());
+  std::set<std::uint64_t> elsewhere;
   for (auto& m : mis) {
+    if (elsewhere_.count(m.mi.id)) {
+      elsewhere.insert(m.mi.id);
+      continue;
+    }
+    if (auto o = old.find(m.mi.id); o != old.end()) {
+      routes.push_back(std::move(*o->second));
+      old.erase(o);
+      continue;
+    }
     auto metric = native::find_pc_metric(m.metric);
     if (!metric) continue;
     auto focus = native::parse_pc_focus(m.focus);
     if (focus.matches_nothing) continue;
-    route r{m.mi, *metric, std::move(focus)};
-    // A route that goes on keeps what it gathered.
-    auto old =
-        std::find_if(routes_.begin(), routes_.end(), [&](const route& o) { return o.mi == m.mi; });
-    if (old != routes_.end()) r = *old;
-    routes.push_back(std::move(r));
+    if (std::any_of(focus.machine.begin(), focus.machine.end(),
+                    [&](const auto& part) { return part.host != process_.host; })) {
+      elsewhere.insert(m.mi.id);
+      continue;
+    }
+    routes.push_back(route{m.mi, *metric, std::move(focus)});
   }
   bool had_io = needs_io();
   routes_ = std::move(routes);
+  elsewhere_ = std::move(elsewhere);
   if (!had_io) {  // readings from before are no baseline
     previous_io_.clear();
     uncharged_io_.clear();

@@ -40,6 +40,10 @@ class pc_sample_builder {
   // The resources every PC focus may start from: the three roots and this process.
   std::vector<std::string> initial_resources() const;
 
+  // The MIs to gather for. An MI whose focus names another host in /Machine gets nothing
+  // from this process, not even zeros (over a cluster each search node on one host's process
+  // had every other daemon send a zero per interval: most of the tree's traffic). On one host
+  // every focus names this host, so nothing changes there.
   void set_collecting(const std::vector<collecting_mi>& mis);
   bool collecting() const { return !routes_.empty(); }
   // Whether stack samples read the threads' io counters: a collecting MI of io_ops or
@@ -88,6 +92,7 @@ class pc_sample_builder {
 
   native::sampled_process process_;
   std::vector<route> routes_;
+  std::set<std::uint64_t> elsewhere_;  // MIs (by id) whose focus is on another host
   bool io_always_ = false;
   std::map<int, native::thread_io> previous_io_;
   struct io_counts {

@@ -10,11 +10,13 @@
 #include <string>
 #include <thread>
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "native/cpu_profile.hpp"
 #include "native/native_error.hpp"
+#include "native/proc_stats.hpp"
 #include "native/stack_sampler.hpp"
 #include "native_test_process.hpp"
 
@@ -248,4 +250,67 @@ TEST_CASE("a child of the sampling process, whose stops another thread reaps: sa
   }
   INFO("stop notifications the other thread took: " << stops_taken.load());
   CHECK(stops_taken.load() > 0);  // the hazard was there, and did not stop the sampler
+}
+
+TEST_CASE("a thread that cannot stop within the sample's 0.5 s is let go once it stops, and "
+          "sampling goes on",
+          "[native][stack][ptrace]") {
+  // A child whose one thread waits, uninterruptibly ('D'), for a vfork child that sleeps
+  // 1.2 s: a ptrace interrupt cannot stop it before the vfork child exits, as a thread that
+  // gets no CPU on a loaded machine cannot. Then it writes to a pipe and waits to be killed.
+  // Detaching a running tracee fails: a sampler that gave up on it left it traced, stopped
+  // for ever once it stopped, and every later sample refused (EPERM).
+  int out[2];
+  REQUIRE(pipe(out) == 0);
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(out[0]);
+    pid_t g = vfork();
+    if (g == 0) {
+      timespec hold{1, 200'000'000};
+      nanosleep(&hold, nullptr);
+      _exit(0);
+    }
+    waitpid(g, nullptr, 0);
+    if (write(out[1], "x", 1) != 1) _exit(1);
+    for (;;) pause();
+  }
+  close(out[1]);
+  struct ending {
+    pid_t child;
+    int fd;
+    ~ending() {
+      kill(child, SIGKILL);
+      waitpid(child, nullptr, 0);
+      close(fd);
+    }
+  } end{child, out[0]};
+  auto state = [&] {
+    try {
+      return read_thread_stats(child, child).state;
+    } catch (const native_error&) {
+      return '?';
+    }
+  };
+  REQUIRE(eventually([&] { return state() == 'D'; }));
+  stack_sampler sampler(child);
+  try {
+    sampler.sample();
+    FAIL("the sample unwound a thread that could not stop");
+  } catch (const native_error& e) {
+    INFO(e.what());
+    CHECK(e.code == native_errc::unwind_failed);
+  }
+  CHECK(sampler.late_threads() == 1);
+  // Once the vfork child is gone the thread stops (the interrupt is pending) and is let go.
+  REQUIRE(eventually([&] { return sampler.release_late() == 0; }));
+  pollfd p{out[0], POLLIN, 0};
+  REQUIRE(poll(&p, 1, 5000) == 1);  // it ran on: not held stopped
+  char c = 0;
+  CHECK(read(out[0], &c, 1) == 1);
+  // And it can be sampled again (not still traced by this thread: no EPERM).
+  auto s = sampler.sample();
+  REQUIRE(s.threads.size() == 1);
+  CHECK_FALSE(s.threads[0].frames.empty());
 }

@@ -618,3 +618,28 @@ TEST_CASE(
   CHECK(total[3] == Approx(8));
   CHECK(total[6] == Approx(8));
 }
+
+TEST_CASE("pc_sample_builder: an MI on another host's process gets nothing from this one, not "
+          "even zeros, and an MI that goes on keeps what it gathered",
+          "[pc-metrics]") {
+  pc_sample_builder s(process);
+  auto here = "/Machine/" + process.host + "/pc_cpu{" + std::to_string(process.pid) + "}";
+  std::vector<collecting_mi> mis = {{mi_handle{1}, "cpu", {"/"}},
+                                    {mi_handle{2}, "cpu", {"/Machine/elsewhere/job{7}"}},
+                                    {mi_handle{3}, "cpu", {here}}};
+  s.set_collecting(mis);
+  std::vector<sampled_thread> threads = {thread(100, "pc_cpu", 'R', tokenize_stack())};
+  s.add(threads, 0.1, 1'000'000'000);
+  // The same MIs again, and one more (an update lists them all): MI 1's 0.1 s stays.
+  mis.push_back({mi_handle{4}, "cpu", {"/Machine/elsewhere"}});
+  s.set_collecting(mis);
+  s.add(threads, 0.1, 1'100'000'000);
+  std::vector<sample> out;
+  s.flush(0, out, true);
+  std::map<std::uint64_t, double> by_mi;
+  for (auto& x : out) by_mi[x.mi.id] += x.value;
+  CHECK(by_mi.count(2) == 0);
+  CHECK(by_mi.count(4) == 0);
+  CHECK(by_mi[1] == Approx(0.2));
+  CHECK(by_mi[3] == Approx(0.2));
+}

@@ -360,6 +360,56 @@ TEST_CASE("pc: over several hosts sync waiting is refined by machine too, down t
       CHECK(n.focus[hierarchy::machine] != "/Machine/h2/app{2}/app{2}");
 }
 
+TEST_CASE("pc: over several hosts each top hypothesis starts at every process too, so one "
+          "process in eight that waits is found though the whole is below the threshold",
+          "[pc]") {
+  tunables t;
+  t.sufficient_time = 1;
+  search_engine s(t, 0);
+  s.add_resource("/Code/app/main");
+  for (int h = 1; h <= 8; ++h) {
+    auto host = "/Machine/h" + std::to_string(h);
+    s.add_resource(host + "/app{" + std::to_string(h) + "}/app{" + std::to_string(h) + "}");
+  }
+  s.add_resource("/SyncObject/Mutex/0x1000");
+  s.set_call_graph({"/Code/app/main"}, {});
+  // Host h8's process waits 60 % of its time: 7.5 % of the eight processes' time.
+  driver d{s, [](const std::string& metric, const focus& f) {
+             if (metric != "sync_wait") return 0.0;
+             auto& m = f[hierarchy::machine];
+             bool there = m == "/Machine" || m.rfind("/Machine/h8", 0) == 0;
+             return there ? 0.6 : 0.0;
+           }};
+  d.run(30);
+  auto sync = hypothesis::excessive_sync_waiting_time;
+  auto top = s.graph().find(sync, focus{});
+  REQUIRE(top);
+  CHECK(s.graph().at(*top).state == node_state::false_);
+  auto outlier = s.graph().find(sync, focus{}.with(hierarchy::machine, "/Machine/h8/app{8}"));
+  REQUIRE(outlier);
+  CHECK(s.graph().at(*outlier).state == node_state::true_);
+  auto quiet = s.graph().find(sync, focus{}.with(hierarchy::machine, "/Machine/h3/app{3}"));
+  REQUIRE(quiet);
+  CHECK(s.graph().at(*quiet).state == node_state::false_);
+  // Refined there like any true node: where in its code it waits, on which lock.
+  auto lock = s.graph().find(sync, focus{}
+                                       .with(hierarchy::machine, "/Machine/h8/app{8}")
+                                       .with(hierarchy::code, "/Code/app/main")
+                                       .with(hierarchy::syncobject, "/SyncObject/Mutex/0x1000"));
+  REQUIRE(lock);
+  CHECK(s.graph().at(*lock).state == node_state::true_);
+}
+
+TEST_CASE("pc: on one host the search starts at the top only", "[pc]") {
+  tunables t;
+  t.sufficient_time = 1;
+  search_engine s(t, 0);
+  s.add_resource("/Machine/h1/app{1}/app{1}");
+  s.add_resource("/Machine/h1/app{2}/app{2}");
+  for (auto h : {hypothesis::cpu_bound, hypothesis::excessive_sync_waiting_time})
+    CHECK_FALSE(s.graph().find(h, focus{}.with(hierarchy::machine, "/Machine/h1/app{1}")));
+}
+
 TEST_CASE("pc: I/O blocking is refined why-first into TooManySmallIOOps", "[pc]") {
   tunables t;
   t.sufficient_time = 1;
