@@ -65,7 +65,20 @@ TEST_CASE("relay: a daemon killed behind a live relay is announced, leaves TOPOL
                                   focus(w1) + "\nENABLE STREAM=$STREAM METRIC=work.requests" +
                                   focus(w2) + "\n");
   REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 4; }));
-  REQUIRE(eventually([&] { return buckets(engine.address(), 1).size() >= 7; }));
+  // Before the kill: complete buckets in which both daemons' data went in (the first such
+  // left out: the MIs began at slightly different times). Their whole must be the sum.
+  std::vector<std::vector<double>> hs;
+  std::vector<std::size_t> both;
+  REQUIRE(eventually([&] {
+    hs = {all_buckets(engine.address(), 0), all_buckets(engine.address(), 1),
+          all_buckets(engine.address(), 2)};
+    const auto complete = std::min({hs[0].size(), hs[1].size(), hs[2].size()});
+    both.clear();
+    for (std::size_t k = 0; k + 2 < complete; ++k)  // the last two may still fill
+      if (hs[1][k] > 0 && hs[2][k] > 0) both.push_back(k);
+    return both.size() >= 4;
+  }));
+  both.erase(both.begin());
 
   d1->signal(SIGKILL);
   const auto killed = std::chrono::steady_clock::now();
@@ -96,31 +109,28 @@ TEST_CASE("relay: a daemon killed behind a live relay is announced, leaves TOPOL
   // go on, and from two buckets after the kill on they are the live daemon's alone; before
   // it, what both sent (nothing lost of the killed one's) is the sum of the two.
   const auto at_kill = all_buckets(engine.address(), 0).size();
-  std::vector<std::vector<double>> hs;
   REQUIRE(eventually([&] {
     hs = {all_buckets(engine.address(), 0), all_buckets(engine.address(), 1),
           all_buckets(engine.address(), 2)};
     return hs[0].size() >= at_kill + 7 && hs[2].size() >= at_kill + 7;
   }));
   const auto last = std::min(hs[0].size(), hs[2].size()) - 2;  // the last two still fill
-  std::size_t after = 0;
+  std::size_t after = 0, with_data = 0;
   for (std::size_t k = at_kill + 2; k < last; ++k) {
     INFO("bucket " << k << " after the kill");
-    CHECK(hs[2][k] > 0);
+    CHECK(hs[2][k] == hs[2][k]);  // not NaN: the live daemon's data went in
     CHECK(hs[0][k] == Approx(hs[2][k]).epsilon(1e-9));
     const bool killed_has_data = k < hs[1].size() && hs[1][k] == hs[1][k];  // NaN: empty
     CHECK_FALSE(killed_has_data);
     ++after;
+    if (hs[2][k] > 0) ++with_data;
   }
   CHECK(after >= 3);
-  std::size_t before = 0;
-  for (std::size_t k = 0; k + 3 < at_kill; ++k) {
-    if (!(hs[1][k] > 0 && hs[2][k] > 0)) continue;  // before both MIs had data
-    if (before++ == 0) continue;                      // the first: MIs began at different times
+  CHECK(with_data >= 1);
+  for (auto k : both) {
     INFO("bucket " << k << " before the kill");
     CHECK(hs[0][k] == Approx(hs[1][k] + hs[2][k]).epsilon(1e-9));
   }
-  CHECK(before >= 3);
 }
 
 TEST_CASE("relay: a daemon gone two relays down is announced with both relays, one that ends "
@@ -169,8 +179,11 @@ TEST_CASE("relay: a daemon gone two relays down is announced with both relays, o
 TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announced, and "
           "resumed it goes on at the engine",
           "[relay][remote]") {
-  published_engine engine;
-  const std::vector<std::string> fast = {"--heartbeat-ms", "100", "--timeout-ms", "600"};
+  // The relay's timeout holds for its link to the engine too: the engine's heartbeat must be
+  // well within it.
+  published_engine engine({"--heartbeat-ms", "200"});
+  // Short enough for a test, long enough that the live daemon's link holds on a loaded machine.
+  const std::vector<std::string> fast = {"--heartbeat-ms", "200", "--timeout-ms", "1500"};
   relay_process relay(engine.address(), "relay-h", fast);
   test::workload w1, w2;
   auto daemon = [&](const std::string& name, const test::workload& w) {
@@ -194,13 +207,14 @@ TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announc
   // Stopped, it sends no heartbeat: the relay drops the connection after --timeout-ms.
   d1->signal(SIGSTOP);
   const auto stopped = std::chrono::steady_clock::now();
-  REQUIRE(eventually([&] {
-    return watcher->out().find(removed("node-h1", "relay-h")) != std::string::npos;
-  }));
+  if (!eventually([&] {
+        return watcher->out().find(removed("node-h1", "relay-h")) != std::string::npos;
+      }))
+    FAIL("not told; relay: " << relay.proc().err() << "\nstream: " << watcher->out());
   const auto told = std::chrono::steady_clock::now() - stopped;
   INFO("told after " << seconds(told).count() << " s");
-  CHECK(told >= std::chrono::milliseconds(400));  // not before it was silent that long
-  CHECK(told < std::chrono::milliseconds(600 + 2000));
+  CHECK(told >= std::chrono::milliseconds(1200));  // not before it was silent that long
+  CHECK(told < std::chrono::milliseconds(1500 + 3000));
   CHECK(topology(engine).find("NAME='node-h1'") == std::string::npos);
   const auto at_stop = all_buckets(engine.address(), 0).size();
   REQUIRE(eventually([&] { return all_buckets(engine.address(), 0).size() >= at_stop + 3; }));
@@ -229,13 +243,15 @@ TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announc
     return std::min({hs[0].size(), hs[1].size(), hs[2].size()}) >= at_resume + 7;
   }));
   const auto last = std::min({hs[0].size(), hs[1].size(), hs[2].size()}) - 2;
-  std::size_t compared = 0;
+  std::size_t compared = 0, resumed_data = 0;
   for (std::size_t k = at_resume + 2; k < last; ++k) {
     INFO("bucket " << k << " after the resume");
-    CHECK(hs[1][k] > 0);
-    CHECK(hs[2][k] > 0);
+    CHECK(hs[1][k] == hs[1][k]);  // not NaN: both daemons' data went in
+    CHECK(hs[2][k] == hs[2][k]);
     CHECK(hs[0][k] == Approx(hs[1][k] + hs[2][k]).epsilon(1e-9));
     ++compared;
+    if (hs[1][k] > 0) ++resumed_data;
   }
   CHECK(compared >= 3);
+  CHECK(resumed_data >= 1);
 }
