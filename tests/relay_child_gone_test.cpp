@@ -3,6 +3,8 @@
 // a relay above passes it on, and the engine tells every open stream
 // `<DYPER COMPONENTREMOVED='s' NAME='daemon' RELAY='relay/…'/>`; TOPOLOGY no longer lists the
 // daemon; the relay's aggregate waits no longer for it, so the other daemons' data goes on.
+// A frozen one that resumes fails over to the engine and, the relay having said it lost it,
+// goes in there at once.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <csignal>
