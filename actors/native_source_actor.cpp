@@ -322,11 +322,12 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       auto& s = self->state;
       window_answer a;
       a.pid = s.info.pid;
+      a.host = native::host_part();  // with the pid, the process (another host may share it)
       for (auto& f : q.foci) {
         auto c = s.window->count(native::parse_pc_focus(f), q.since);
         a.counts.push_back(evidence_counts{s.info.pid, c.ticks, c.runs, c.syncs, c.ios,
                                            c.runs_most, c.syncs_most, c.ios_most, c.io_ops,
-                                           c.io_bytes, c.first, c.last});
+                                           c.io_bytes, c.first, c.last, a.host});
       }
       auto st = s.window->stats();
       a.held_ticks = st.ticks;

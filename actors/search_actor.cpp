@@ -16,6 +16,7 @@
 #include "messages/evidence_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
+#include "native/pc_resources.hpp"
 #include "pc/findings.hpp"
 #include "pc/search_engine.hpp"
 
@@ -34,32 +35,6 @@ PERFDM_INSPECT_EMPTY(evidence_tick)
 
 // The metrics every hypothesis needs; no experiment starts before they are defined.
 const char* const pc_metrics[] = {"cpu", "sync_wait", "io_wait", "io_ops", "io_bytes"};
-
-pc::tunables tunables_from(pc::tunables t, const std::map<std::string, double>& given) {
-  for (auto& [name, v] : given) {
-    if (name == "CPU_THRESHOLD")
-      t.cpu_threshold = v;
-    else if (name == "SYNC_THRESHOLD")
-      t.sync_threshold = v;
-    else if (name == "IO_THRESHOLD")
-      t.io_threshold = v;
-    else if (name == "SMALL_IO_BYTES")
-      t.small_io_bytes = v;
-    else if (name == "HYSTERESIS")
-      t.hysteresis = v;
-    else if (name == "SUFFICIENT_TIME")
-      t.sufficient_time = v;
-    else if (name == "MAX_PENDING")
-      t.max_pending = static_cast<std::uint32_t>(v);
-    else if (name == "MAX_ACTIVE")
-      t.max_active = static_cast<std::uint32_t>(v);
-    else if (name == "COST_BUDGET")
-      t.cost_budget = v;
-    else if (name == "CONFIDENCE")
-      t.confidence = v;
-  }
-  return t;
-}
 
 struct search_slot {
   std::uint64_t id;
@@ -162,12 +137,12 @@ class search_actor : public caf::event_based_actor {
                                                         " search is running already (search " +
                                                         std::to_string(s->id) + ")");
       if (x.phase == phase_type::current) follow_phases_ = x.follow;
-      return info_of(start_search(x.phase, tunables_from({}, x.tunables)));
+      return info_of(start_search(x.phase, pc::tunables_with({}, x.tunables)));
     }
     if (!live)
       return make_dm_error(dm_error::not_allowed,
                            std::string("no ") + kind + " search is running or paused");
-    if (!x.tunables.empty()) s->engine->retune(tunables_from(s->engine->settings(), x.tunables));
+    if (!x.tunables.empty()) s->engine->retune(pc::tunables_with(s->engine->settings(), x.tunables));
     switch (x.action) {
       case search_action::pause:
         s->engine->pause();
@@ -236,25 +211,8 @@ class search_actor : public caf::event_based_actor {
     findings_reply r;
     for (auto& s : slots_) {
       if (x.has_search && s.id != x.search) continue;
-      std::vector<pc::node_view> views;
-      for (auto& n : s.engine->graph().nodes()) {
-        pc::node_view v;
-        v.id = n.id;
-        for (auto& e : n.parents) v.parents.push_back(e.from);
-        v.hypothesis = pc::info(n.hyp).name;
-        v.code = n.focus[pc::hierarchy::code];
-        v.machine = n.focus[pc::hierarchy::machine];
-        v.syncobject = n.focus[pc::hierarchy::syncobject];
-        v.file = n.focus[pc::hierarchy::file];
-        v.state = pc::state_name(n.state);
-        v.active = n.active;
-        v.value = n.value;
-        v.threshold = n.threshold;
-        v.since = n.since ? *n.since : -1;
-        views.push_back(std::move(v));
-      }
       std::uint64_t rank = 0;
-      for (auto& f : pc::findings(views)) {
+      for (auto& f : pc::findings(pc::views_of(s.engine->graph()))) {
         finding_info i;
         i.rank = ++rank;
         i.search = s.id;
@@ -495,6 +453,10 @@ class search_actor : public caf::event_based_actor {
                   for (auto& p : a.processes)
                     if (i < p.counts.size() && p.counts[i].ticks > 0) {
                       ef.processes.push_back(p.counts[i]);
+                      // A daemon's process is told by its host too (the same pid may run on
+                      // two hosts); the engine's own leave it out, so that a recording of a
+                      // search on one machine reads as before.
+                      ef.processes.back().host = p.host == own_host_ ? "" : p.host;
                       note.time = std::max(note.time, p.counts[i].last);
                     }
                   note.foci.push_back(std::move(ef));
@@ -619,6 +581,7 @@ class search_actor : public caf::event_based_actor {
   std::vector<std::string> call_entries_;
   std::vector<pc::call_edge> call_edges_;
   std::uint64_t evicted_ = 0;
+  const std::string own_host_ = native::host_part();  // the engine's: EVIDENCE leaves it out
 };
 
 }  // namespace

@@ -26,6 +26,8 @@
 #include "messages/search_messages.hpp"
 #include "messages/topology_messages.hpp"
 #include "messages/xml_codec.hpp"
+#include "native/pc_resources.hpp"
+#include "pc/machine_name.hpp"
 
 namespace perfdm {
 
@@ -119,21 +121,20 @@ void wait_for_daemons(session& s, int n, double seconds, std::ostream& err) {
 }
 
 // The processes the daemons watch, as their /Machine resources name them
-// (/Machine/<host>/<name>{<pid>}), but those this engine watched itself.
+// (/Machine/<host>/<name>{<pid>}), but those this engine watched itself (on `own_host`).
+// Processes are told apart by host and pid: two hosts may run the same pid.
 std::vector<pc::searched_process> daemons_processes(session& s,
-                                                    const std::vector<process_info>& own) {
+                                                    const std::vector<process_info>& own,
+                                                    const std::string& own_host) {
   std::vector<pc::searched_process> out;
   auto r = s.ask(caf::make_message(list_resources{}));
   if (!r.match_elements<resource_list>()) return out;
-  std::set<int> seen;
-  for (auto& p : own) seen.insert(p.pid);
+  std::set<pc::process_key> seen;
+  for (auto& p : own) seen.insert({own_host, p.pid});
   for (auto& res : r.get_as<resource_list>(0).resources) {
-    auto& name = res.name;
-    if (name.rfind("/Machine/", 0) != 0 || std::count(name.begin(), name.end(), '/') != 3) continue;
-    auto open = name.rfind('{'), close = name.rfind('}');
-    if (open == std::string::npos || close != name.size() - 1) continue;
-    int pid = std::atoi(name.c_str() + open + 1);
-    if (pid > 0 && seen.insert(pid).second) out.push_back({pid, name, ""});
+    pc::machine_name m;
+    if (!pc::parse_machine_name(res.name, m) || m.depth != 2 || m.pid <= 0) continue;
+    if (seen.insert({m.host, m.pid}).second) out.push_back({m.pid, res.name, "", m.host});
   }
   return out;
 }
@@ -371,9 +372,12 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
                                                                      : 5);
   // What repeats across the processes searched, once (pc/finding_folding.hpp).
   std::vector<pc::searched_process> processes_searched;
-  for (auto& p : watched) processes_searched.push_back({p.pid, "", p.name});
+  // This engine's own processes run on its host: a daemon's process of the same pid elsewhere
+  // is another process.
+  const auto own_host = native::host_part();
+  for (auto& p : watched) processes_searched.push_back({p.pid, "", p.name, own_host});
   auto remote = o.publish.address.empty() ? std::vector<pc::searched_process>{}
-                                          : daemons_processes(s, watched);
+                                          : daemons_processes(s, watched, own_host);
   processes_searched.insert(processes_searched.end(), remote.begin(), remote.end());
   auto folded = pc::fold_findings(pc_findings(found.findings, views), processes_searched, views);
 

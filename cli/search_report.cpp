@@ -17,6 +17,11 @@ std::string focus_json(const std::string& code, const std::string& machine,
          "}";  // null: the focus names no file
 }
 
+// A process's host: null where it is not known (a process watched by pid alone).
+std::string host_json(const std::string& host) {
+  return host.empty() ? "null" : shg_json_string(host);
+}
+
 }  // namespace
 
 pc::node_view node_view_of(const shg_node_info& n) {
@@ -149,6 +154,8 @@ std::vector<pc::finding> pc_findings(const std::vector<finding_info>& findings,
     f.inconclusive = false;
     f.pid = i.pid;
     f.tid = i.tid;
+    pc::machine_name m;
+    if (pc::parse_machine_name(i.machine, m)) f.host = m.host;
     f.text = i.text;
     out.push_back(std::move(f));
   }
@@ -187,12 +194,13 @@ std::string folded_json(const std::vector<pc::folded_finding>& folded) {
   std::size_t rank = 0;
   for (auto& f : folded) {
     if (out.size() > 1) out += ',';
-    std::string pids, outliers;
+    std::string pids, hosts, outliers;
     for (auto p : f.pids) pids += (pids.empty() ? "" : ",") + std::to_string(p);
+    for (auto& h : f.hosts) hosts += (hosts.empty() ? "" : ",") + host_json(h);
     for (auto& o : f.outliers)
       outliers += std::string(outliers.empty() ? "" : ",") + "{\"pid\":" + std::to_string(o.pid) +
                   ",\"process\":" + shg_json_string(o.process) + ",\"text\":" + shg_json_string(o.text) +
-                  "}";
+                  ",\"host\":" + host_json(o.host) + "}";
     out += "{\"rank\":" + std::to_string(++rank) +
            ",\"hypothesis\":" + shg_json_string(f.members.front().node.hypothesis) +
            ",\"focus\":" + focus_json(f.code, f.machine, f.syncobject, f.file) +
@@ -200,7 +208,7 @@ std::string folded_json(const std::vector<pc::folded_finding>& folded) {
            ",\"since\":" + (f.since >= 0 ? shg_json_number(f.since) : "null") +
            ",\"processes\":" + std::to_string(f.pids.size()) + ",\"of\":" + std::to_string(f.of) +
            ",\"pids\":[" + pids + "],\"outliers\":[" + outliers + "],\"text\":" + shg_json_string(f.line) +
-           "}";
+           ",\"hosts\":[" + hosts + "]}";
   }
   return out + "]";
 }

@@ -61,9 +61,10 @@ std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
                                  const std::vector<pc::finding>& open);
 
 // [{"rank","hypothesis","focus","low","high","since","processes","of","pids","outliers":
-// [{"pid","process","text"}],"text"}]: "focus" is common to the members ("/SyncObject/Mutex"
-// where their objects differ); "text" the one-line form, outliers included where shown
-// (pc::outliers_shown); "outliers" lists every one.
+// [{"pid","process","text","host"}],"text","hosts"}]: "focus" is common to the members
+// ("/SyncObject/Mutex" where their objects differ); "text" the one-line form, outliers
+// included where shown (pc::outliers_shown); "outliers" lists every one; "hosts" holds each
+// process's host as "pids" its pid (two hosts may run the same pid), null where not known.
 std::string folded_json(const std::vector<pc::folded_finding>& folded);
 
 }  // namespace perfdm

@@ -22,9 +22,12 @@ struct evidence_counts {
   std::uint32_t runs_most = 0, syncs_most = 0, ios_most = 0;  // most at one sample
   double io_ops = 0, io_bytes = 0;
   double first = 0, last = 0;  // seconds: the first and last stack sample counted
+  // The process's host (its /Machine host part), "" for the engine's own: a process is its
+  // host and pid together, as two hosts may run the same pid (EVIDENCE's HOST).
+  std::string host;
 };
 PERFDM_INSPECT(evidence_counts, x.pid, x.ticks, x.runs, x.syncs, x.ios, x.runs_most,
-               x.syncs_most, x.ios_most, x.io_ops, x.io_bytes, x.first, x.last)
+               x.syncs_most, x.ios_most, x.io_ops, x.io_bytes, x.first, x.last, x.host)
 
 // WINDOW (internal: search actor -> data manager -> registry -> every native source).
 struct window_query {
@@ -35,11 +38,13 @@ PERFDM_INSPECT(window_query, x.since, x.foci)
 
 struct window_answer {
   std::int32_t pid = 0;
+  std::string host;  // the process's /Machine host part (native::host_part() where it runs)
   std::vector<evidence_counts> counts;  // one per focus, in the query's order
   std::uint64_t held_ticks = 0, evicted_ticks = 0;
   std::uint64_t held_bytes = 0;
 };
-PERFDM_INSPECT(window_answer, x.pid, x.counts, x.held_ticks, x.evicted_ticks, x.held_bytes)
+PERFDM_INSPECT(window_answer, x.pid, x.host, x.counts, x.held_ticks, x.evicted_ticks,
+               x.held_bytes)
 
 struct window_answers {
   std::vector<window_answer> processes;
@@ -59,7 +64,7 @@ struct evidence_call {
 };
 PERFDM_INSPECT(evidence_call, x.caller, x.callee)
 
-// EVIDENCE: `<EVIDENCE SEARCH TIME EVICTED><AT CODE MACHINE SYNCOBJECT [FILE]><P …/>…</AT>…
+// EVIDENCE: `<EVIDENCE SEARCH TIME EVICTED><AT CODE MACHINE SYNCOBJECT [FILE]><P [HOST] …/>…</AT>…
 // <CALL CALLER CALLEE/>…</EVIDENCE>`; answered OK.
 struct evidence_note {
   std::uint64_t search = 0;

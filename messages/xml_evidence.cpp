@@ -21,9 +21,10 @@ std::uint32_t small(const attributes& a, const char* name) {
 
 evidence_counts parse_counts(const xml_node* p) {
   expect_leaf(p);
-  attributes a(p, {"PID", "N", "RUNS", "RUNS_MOST", "SYNCS", "SYNCS_MOST", "IOS", "IOS_MOST",
-                   "OPS", "BYTES", "FIRST", "LAST"});
+  attributes a(p, {"PID", "HOST", "N", "RUNS", "RUNS_MOST", "SYNCS", "SYNCS_MOST", "IOS",
+                   "IOS_MOST", "OPS", "BYTES", "FIRST", "LAST"});
   evidence_counts c;
+  c.host = std::string(a.text_or("HOST", ""));
   c.pid = static_cast<std::int32_t>(small(a, "PID"));
   c.ticks = whole(a, "N");
   c.runs = whole(a, "RUNS");
@@ -81,10 +82,12 @@ std::string evidence_argument(const evidence_note& x) {
   std::string body;
   for (auto& f : x.foci) {
     std::string ps;
-    for (auto& c : f.processes)
-      ps += element("P")
-                .count("PID", static_cast<std::uint64_t>(c.pid))
-                .count("N", c.ticks)
+    for (auto& c : f.processes) {
+      auto p = element("P");
+      p.count("PID", static_cast<std::uint64_t>(c.pid));
+      // Another host's process (a daemon's): its host, as the pid alone may be another's too.
+      if (!c.host.empty()) p.text("HOST", c.host);
+      ps += p.count("N", c.ticks)
                 .count("RUNS", c.runs)
                 .count("RUNS_MOST", c.runs_most)
                 .count("SYNCS", c.syncs)
@@ -96,6 +99,7 @@ std::string evidence_argument(const evidence_note& x) {
                 .number("FIRST", c.first)
                 .number("LAST", c.last)
                 .leaf();
+    }
     auto at = element("AT");
     at.text("CODE", f.code).text("MACHINE", f.machine).text("SYNCOBJECT", f.syncobject);
     if (!f.file.empty() && f.file != "/File") at.text("FILE", f.file);  // a focus on a file

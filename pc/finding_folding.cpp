@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -11,27 +10,22 @@ namespace perfdm::pc {
 
 namespace {
 
-// "/Machine/h/p{1}/t{2}" → {"Machine", "h", "p{1}", "t{2}"}.
-std::vector<std::string> components(const std::string& name) {
-  std::vector<std::string> out;
-  std::size_t at = 1;
-  while (at <= name.size() && name.size() > 1) {
-    auto slash = name.find('/', at);
-    if (slash == std::string::npos) slash = name.size();
-    out.push_back(name.substr(at, slash - at));
-    at = slash + 1;
-  }
-  return out;
+bool names_process(const finding& f) {
+  machine_name m;
+  return f.pid != 0 && parse_machine_name(f.node.machine, m) && m.depth >= 2;
 }
 
-bool names_process(const finding& f) {
-  return f.pid != 0 && components(f.node.machine).size() >= 3;
+// The process a finding names: the host of its focus and its pid.
+process_key key_of(const finding& f) {
+  machine_name m;
+  parse_machine_name(f.node.machine, m);
+  return {m.host, f.pid};
 }
 
 // "/SyncObject/Mutex/0x55…" → "/SyncObject/Mutex": the kind of object, the same in every
 // process where the address is not.
 std::string sync_kind(const std::string& s) {
-  auto c = components(s);
+  auto c = resource_components(s);
   if (c.size() <= 2) return s;
   return "/" + c[0] + "/" + c[1];
 }
@@ -55,9 +49,9 @@ std::string fold_key(const finding& f) {
 // The longest common prefix, component by component ("/Machine/h" for two processes on h).
 std::string common_prefix(const std::vector<std::string>& names) {
   if (names.empty()) return "";
-  auto common = components(names.front());
+  auto common = resource_components(names.front());
   for (auto& n : names) {
-    auto c = components(n);
+    auto c = resource_components(n);
     std::size_t k = 0;
     while (k < common.size() && k < c.size() && common[k] == c[k]) ++k;
     common.resize(k);
@@ -67,42 +61,50 @@ std::string common_prefix(const std::vector<std::string>& names) {
   return out;
 }
 
-// What a person calls each process: "job{42}", or "host:job{42}" when they span hosts.
-std::map<int, std::string> process_labels(const std::vector<finding>& ranked,
-                                          const std::vector<searched_process>& processes) {
-  std::map<int, std::pair<std::string, std::string>> where;  // pid: host, process component
+// Every process, once by (host, pid): those searched and those the findings name, each with
+// its /Machine component ("job{42}"; "" when not known). A searched process without a host is
+// the process of its pid a finding names, where one does (a front end watched it by pid).
+std::map<process_key, std::string> processes_of(const std::vector<finding>& ranked,
+                                                const std::vector<searched_process>& processes) {
+  std::map<process_key, std::string> out;
+  std::vector<std::pair<int, std::string>> hostless;
   for (auto& p : processes) {
-    auto c = components(p.machine);
-    if (c.size() >= 3)
-      where[p.pid] = {c[1], c[2]};
-    else if (!p.name.empty())
-      where.emplace(p.pid,
-                    std::make_pair(std::string(), p.name + "{" + std::to_string(p.pid) + "}"));
+    if (p.pid <= 0) continue;
+    machine_name m;
+    bool named = parse_machine_name(p.machine, m) && m.depth >= 2;
+    auto host = !p.host.empty() ? p.host : named ? m.host : std::string();
+    auto component = named ? m.process
+                     : p.name.empty() ? std::string()
+                                      : p.name + "{" + std::to_string(p.pid) + "}";
+    if (host.empty())
+      hostless.emplace_back(p.pid, component);
+    else if (auto& c = out[{host, p.pid}]; c.empty())
+      c = component;
   }
   for (auto& f : ranked)
     if (names_process(f)) {
-      auto c = components(f.node.machine);
-      auto& w = where[f.pid];
-      if (w.second.empty() || w.first.empty()) w = {c[1], c[2]};
+      machine_name m;
+      parse_machine_name(f.node.machine, m);
+      if (auto& c = out[key_of(f)]; c.empty()) c = m.process;
     }
-  std::set<std::string> hosts;
-  for (auto& [pid, w] : where)
-    if (!w.first.empty()) hosts.insert(w.first);
-  std::map<int, std::string> out;
-  for (auto& [pid, w] : where) {
-    auto label = w.second.empty() ? "pid " + std::to_string(pid) : w.second;
-    out[pid] = hosts.size() > 1 && !w.first.empty() ? w.first + ":" + label : label;
+  for (auto& [pid, component] : hostless) {
+    bool known = false;
+    for (auto& [key, c] : out) known = known || key.pid == pid;
+    if (!known) out[{"", pid}] = component;
   }
-  for (auto& p : processes)
-    if (!out.count(p.pid)) out[p.pid] = "pid " + std::to_string(p.pid);
   return out;
 }
 
-// "{4711}" at the end of a component: 4711 (0 when there is none).
-int id_in_braces(const std::string& c) {
-  auto open = c.rfind('{');
-  if (open == std::string::npos || c.empty() || c.back() != '}') return 0;
-  return std::atoi(c.c_str() + open + 1);
+// What a person calls each process: "job{42}", or "host:job{42}" when they span hosts.
+std::map<process_key, std::string> process_labels(const std::map<process_key, std::string>& all) {
+  std::set<std::string> hosts;
+  for (auto& [key, c] : all)
+    if (!key.host.empty()) hosts.insert(key.host);
+  std::map<process_key, std::string> out;
+  for (auto& [key, c] : all)
+    out[key] = with_host(key.host, c.empty() ? "pid " + std::to_string(key.pid) : c,
+                         hosts.size() > 1);
+  return out;
 }
 
 // `part` is `whole` or below it.
@@ -116,8 +118,8 @@ bool at_or_below(const std::string& part, const std::string& whole) {
 // thread (an open node: a process the search had not decided on when it ended).
 // `host`, when not empty, holds this process alone among those searched (a daemon's node of a
 // cluster): a node at /Machine/<host> then speaks of the process too.
-std::string shown_there(const folded_finding& g, int pid, const std::string& host,
-                        const std::vector<node_view>& nodes) {
+std::string shown_there(const folded_finding& g, const process_key& process,
+                        const std::string& host, const std::vector<node_view>& nodes) {
   const node_view* best = nullptr;
   auto rank = [](const node_view& n) {
     return std::make_tuple(n.code.size(), n.state == "false", -static_cast<int>(n.machine.size()));
@@ -126,9 +128,11 @@ std::string shown_there(const folded_finding& g, int pid, const std::string& hos
     if ((n.state != "false" && n.state != "unknown") ||
         n.hypothesis != g.members.front().node.hypothesis)
       continue;
-    auto c = components(n.machine);
-    bool its_process = c.size() >= 3 && id_in_braces(c[2]) == pid;
-    bool its_host = !host.empty() && c.size() == 2 && c[1] == host;
+    machine_name m;
+    if (!parse_machine_name(n.machine, m)) continue;
+    bool its_process = m.depth >= 2 && m.pid == process.pid &&
+                       (process.host.empty() || m.host == process.host);
+    bool its_host = !host.empty() && m.depth == 1 && m.host == host;
     if ((!its_process && !its_host) || !at_or_below(g.code, n.code)) continue;
     if (!best || rank(n) > rank(*best)) best = &n;
   }
@@ -140,10 +144,17 @@ std::string shown_there(const folded_finding& g, int pid, const std::string& hos
          (best->state == "false" ? " \u2014 concluded false" : " \u2014 not concluded");
 }
 
+void set_processes(folded_finding& e, const std::set<process_key>& keys) {
+  for (auto& k : keys) {
+    e.pids.push_back(k.pid);
+    e.hosts.push_back(k.host);
+  }
+}
+
 folded_finding single(const finding& f, std::size_t of) {
   folded_finding e;
   e.members = {f};
-  if (names_process(f)) e.pids = {f.pid};
+  if (names_process(f)) set_processes(e, {key_of(f)});
   e.of = of;
   auto& n = f.node;
   e.code = n.code;
@@ -156,15 +167,15 @@ folded_finding single(const finding& f, std::size_t of) {
   return e;
 }
 
-folded_finding fold(const std::vector<finding>& members, const std::set<int>& pids,
-                    const std::set<int>& all, const std::vector<finding>& ranked,
-                    const std::map<int, std::string>& labels,
-                    const std::map<int, std::string>& sole_host,
+folded_finding fold(const std::vector<finding>& members, const std::set<process_key>& in_group,
+                    const std::map<process_key, std::string>& labels,
+                    const std::vector<finding>& ranked,
+                    const std::map<process_key, std::string>& sole_host,
                     const std::vector<node_view>& nodes) {
   folded_finding e;
   e.members = members;
-  e.pids.assign(pids.begin(), pids.end());
-  e.of = all.size();
+  set_processes(e, in_group);
+  e.of = labels.size();
   e.folded = true;
   auto& first = members.front().node;
   e.code = first.code;
@@ -185,7 +196,7 @@ folded_finding fold(const std::vector<finding>& members, const std::set<int>& pi
   shown.node.syncobject = e.syncobject;
   shown.node.file = e.file;
   e.text = first.hypothesis + " " + value_text(first.hypothesis, e.low, e.high) +
-           where_text(shown) + " \u2014 in " + std::to_string(pids.size()) + " of " +
+           where_text(shown) + " \u2014 in " + std::to_string(in_group.size()) + " of " +
            std::to_string(e.of) + " processes";
   if (e.since >= 0) {
     char buf[48];
@@ -193,20 +204,20 @@ folded_finding fold(const std::vector<finding>& members, const std::set<int>& pi
     e.text += buf;
   }
   e.line = e.text;
-  for (auto pid : all) {
-    if (pids.count(pid)) continue;
+  for (auto& [key, label] : labels) {
+    if (in_group.count(key)) continue;
     outlier o;
-    o.pid = pid;
-    auto l = labels.find(pid);
-    o.process = l != labels.end() ? l->second : "pid " + std::to_string(pid);
+    o.pid = key.pid;
+    o.host = key.host;
+    o.process = label;
     for (auto& f : ranked)
-      if (f.pid == pid && names_process(f)) {
+      if (names_process(f) && key_of(f) == key) {
         o.text = f.text;
         break;
       }
     if (o.text.empty()) {
-      auto h = sole_host.find(pid);
-      o.text = shown_there(e, pid, h == sole_host.end() ? std::string() : h->second, nodes);
+      auto h = sole_host.find(key);
+      o.text = shown_there(e, key, h == sole_host.end() ? std::string() : h->second, nodes);
     }
     if (o.text.empty()) o.text = "no finding";
     if (outliers_shown(e) && e.outliers.size() < outliers_in_line)
@@ -228,43 +239,37 @@ bool outliers_shown(const folded_finding& f) {
 std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
                                           const std::vector<searched_process>& processes,
                                           const std::vector<node_view>& nodes) {
-  std::set<int> all;
-  for (auto& p : processes)
-    if (p.pid > 0) all.insert(p.pid);
+  auto labels = process_labels(processes_of(ranked, processes));
   std::map<std::string, std::vector<std::size_t>> groups;  // key: members, by rank
   for (std::size_t i = 0; i < ranked.size(); ++i)
-    if (names_process(ranked[i])) {
-      all.insert(ranked[i].pid);
-      groups[fold_key(ranked[i])].push_back(i);
-    }
-  auto labels = process_labels(ranked, processes);
-  // The hosts that hold one searched process each (a cluster of one process per node).
-  std::map<std::string, std::vector<int>> on_host;
-  for (auto& p : processes)
-    if (auto c = components(p.machine); c.size() >= 3) on_host[c[1]].push_back(p.pid);
-  std::map<int, std::string> sole_host;
-  for (auto& [host, pids] : on_host)
-    if (pids.size() == 1) sole_host[pids.front()] = host;
+    if (names_process(ranked[i])) groups[fold_key(ranked[i])].push_back(i);
+  // The hosts that hold one process each (a cluster of one process per node).
+  std::map<std::string, std::vector<process_key>> on_host;
+  for (auto& [key, label] : labels)
+    if (!key.host.empty()) on_host[key.host].push_back(key);
+  std::map<process_key, std::string> sole_host;
+  for (auto& [host, keys] : on_host)
+    if (keys.size() == 1) sole_host[keys.front()] = host;
   std::vector<folded_finding> out;
   std::set<std::string> done;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     auto& f = ranked[i];
     if (!names_process(f)) {
-      out.push_back(single(f, all.size()));
+      out.push_back(single(f, labels.size()));
       continue;
     }
     auto key = fold_key(f);
     auto& group = groups[key];
-    std::set<int> pids;
-    for (auto k : group) pids.insert(ranked[k].pid);
-    if (pids.size() < 2) {
-      out.push_back(single(f, all.size()));
+    std::set<process_key> in_group;
+    for (auto k : group) in_group.insert(key_of(ranked[k]));
+    if (in_group.size() < 2) {
+      out.push_back(single(f, labels.size()));
       continue;
     }
     if (!done.insert(key).second) continue;  // folded at its best member's rank
     std::vector<finding> members;
     for (auto k : group) members.push_back(ranked[k]);
-    out.push_back(fold(members, pids, all, ranked, labels, sole_host, nodes));
+    out.push_back(fold(members, in_group, labels, ranked, sole_host, nodes));
   }
   return out;
 }

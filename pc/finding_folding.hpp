@@ -6,7 +6,8 @@
 // Two findings fold when they are the same hypothesis at the same /Code, the same /File and
 // the same kind of /SyncObject (Mutex/0xA and Mutex/0xB fold: an object's address differs
 // between processes; so do pipes and sockets, /File/pipe:[N]), and both name a process in
-// /Machine (host and thread may differ). A
+// /Machine (host and thread may differ). A process is its host and pid together (two hosts
+// often run the same pid: containers, pid namespaces). A
 // group folds when it covers two processes or more; then it says "in N of P processes" and
 // lists its outliers, the processes searched that are not in it, each with its own best
 // finding. Findings at a process-independent focus, and groups of one process, stay as they
@@ -22,19 +23,25 @@
 #include <vector>
 
 #include "pc/findings.hpp"
+#include "pc/machine_name.hpp"
 
 namespace perfdm::pc {
 
 // A process searched: its pid and, when known, its /Machine path ("/Machine/h/job{42}") or
-// its name ("job"): what an outlier that no finding names is called by.
+// its name ("job"): what an outlier that no finding names is called by. Its host is
+// `host`, else the host of `machine`; without either it is the process of that pid a finding
+// names (a front end that watched it by pid alone). Processes are told apart by host and pid:
+// two hosts may run the same pid.
 struct searched_process {
   int pid = 0;
   std::string machine;
   std::string name;
+  std::string host;
 };
 
 struct outlier {
   int pid = 0;
+  std::string host;     // "" when not known
   std::string process;  // "cluster_job{4242}", "host17:cluster_job{4242}" across hosts
   // Its best finding (none is in the group); where it has none, the group's hypothesis in
   // it, from `nodes`: "CPUbound 0% of time in relax (job) — process job{42} — concluded
@@ -44,7 +51,8 @@ struct outlier {
 
 struct folded_finding {
   std::vector<finding> members;  // ranked; members[0] is the group's best
-  std::vector<int> pids;         // the processes it stands for, ascending; empty: none named
+  std::vector<int> pids;         // the processes it stands for, by (host, pid); empty: none
+  std::vector<std::string> hosts;  // each one's host, as pids ("" when not known)
   std::size_t of = 0;            // the processes searched
   bool folded = false;           // two processes or more: printed in the folded form
   std::string code, machine, syncobject, file;  // the common focus ("/SyncObject/Mutex")

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "pc/hypotheses.hpp"
+#include "pc/machine_name.hpp"
 
 namespace perfdm::pc {
 
@@ -97,29 +98,6 @@ double score_of(const node_view& n) {
   return n.threshold / n.value;
 }
 
-// "{4711}" at the end of a /Machine component: 4711.
-int id_in_braces(const std::string& component) {
-  auto open = component.rfind('{');
-  if (open == std::string::npos || component.empty() || component.back() != '}') return 0;
-  try {
-    return std::stoi(component.substr(open + 1, component.size() - open - 2));
-  } catch (...) {
-    return 0;
-  }
-}
-
-std::vector<std::string> components(const std::string& name) {
-  std::vector<std::string> out;
-  std::size_t at = 1;
-  while (at <= name.size()) {
-    auto slash = name.find('/', at);
-    if (slash == std::string::npos) slash = name.size();
-    out.push_back(name.substr(at, slash - at));
-    at = slash + 1;
-  }
-  return out;
-}
-
 // "/Code/<module>/<function>" split; false for a root or a module. A function's name may
 // itself hold a '/' (operator/).
 bool code_function(const std::string& code, std::string& module, std::string& function) {
@@ -180,7 +158,8 @@ node_index index_of(const std::vector<node_view>& nodes) {
   return index;
 }
 
-finding make_finding(const node_view& n, bool inconclusive, const node_index& index) {
+finding make_finding(const node_view& n, bool inconclusive, const node_index& index,
+                     bool name_host) {
   finding f;
   f.node = n;
   f.score = score_of(n);
@@ -190,9 +169,13 @@ finding make_finding(const node_view& n, bool inconclusive, const node_index& in
     f.function = function + " (" + module + ")";
     if (needs_caller(module, function)) f.caller = program_caller(n, index);
   }
-  auto m = components(n.machine);  // Machine, host, process{pid}, thread{tid}
-  if (m.size() >= 3) f.pid = id_in_braces(m[2]);
-  if (m.size() >= 4) f.tid = id_in_braces(m[3]);
+  machine_name m;
+  if (parse_machine_name(n.machine, m)) {
+    f.host = m.host;
+    f.pid = m.pid;
+    f.tid = m.tid;
+  }
+  f.host_named = name_host;
   f.text = finding_text(f);
   return f;
 }
@@ -234,9 +217,10 @@ std::vector<finding> findings(const std::vector<node_view>& nodes) {
       leaves.push_back(n);
   }
   auto index = index_of(nodes);
+  bool hosts = spans_hosts(nodes);
   std::vector<finding> out;
   for (auto& n : leaves)
-    if (!dominated(n, leaves)) out.push_back(make_finding(n, false, index));
+    if (!dominated(n, leaves)) out.push_back(make_finding(n, false, index, hosts));
   rank(out);
   return out;
 }
@@ -254,9 +238,10 @@ std::vector<finding> settled_findings(const std::vector<node_view>& nodes) {
 
 std::vector<finding> inconclusive_nodes(const std::vector<node_view>& nodes, std::size_t limit) {
   auto index = index_of(nodes);
+  bool hosts = spans_hosts(nodes);
   std::vector<finding> out;
   for (auto& n : nodes)
-    if (n.state == "unknown") out.push_back(make_finding(n, true, index));
+    if (n.state == "unknown") out.push_back(make_finding(n, true, index, hosts));
   rank(out);
   if (out.size() > limit) out.resize(limit);
   return out;
@@ -287,22 +272,36 @@ std::string where_text(const finding& f) {
   return out;
 }
 
-std::string machine_text(const std::string& machine) {
-  auto m = components(machine);
-  if (m.size() >= 4) return " \u2014 thread " + m[3];
-  if (m.size() == 3) return " \u2014 process " + m[2];
-  if (m.size() == 2) return " \u2014 host " + m[1];
+std::string machine_text(const std::string& machine, bool name_host) {
+  machine_name m;
+  if (!parse_machine_name(machine, m)) return "";
+  if (m.depth >= 3) return " \u2014 thread " + with_host(m.host, m.thread, name_host);
+  if (m.depth == 2) return " \u2014 process " + with_host(m.host, m.process, name_host);
+  if (m.depth == 1) return " \u2014 host " + m.host;
   return "";
 }
 
+bool spans_hosts(const std::vector<node_view>& nodes) {
+  std::string first;
+  for (auto& n : nodes) {
+    machine_name m;
+    if (!parse_machine_name(n.machine, m) || m.host.empty()) continue;
+    if (first.empty())
+      first = m.host;
+    else if (m.host != first)
+      return true;
+  }
+  return false;
+}
+
 finding finding_of(const node_view& n, const std::vector<node_view>& nodes) {
-  return make_finding(n, n.state == "unknown", index_of(nodes));
+  return make_finding(n, n.state == "unknown", index_of(nodes), spans_hosts(nodes));
 }
 
 std::string finding_text(const finding& f) {
   auto& n = f.node;
   std::string out = n.hypothesis + " " + value_text(n.hypothesis, n.value, n.value) +
-                    where_text(f) + machine_text(n.machine);
+                    where_text(f) + machine_text(n.machine, f.host_named);
   char buf[64];
   if (f.inconclusive) {
     out += " \u2014 inconclusive: value " + number(n.value) + " against " + number(n.threshold);
@@ -314,6 +313,27 @@ std::string finding_text(const finding& f) {
     out += buf;
   }
   return out;
+}
+
+std::vector<node_view> views_of(const search_graph& g) {
+  std::vector<node_view> views;
+  for (auto& n : g.nodes()) {
+    node_view v;
+    v.id = n.id;
+    for (auto& e : n.parents) v.parents.push_back(e.from);
+    v.hypothesis = info(n.hyp).name;
+    v.code = n.focus[hierarchy::code];
+    v.machine = n.focus[hierarchy::machine];
+    v.syncobject = n.focus[hierarchy::syncobject];
+    v.file = n.focus[hierarchy::file];
+    v.state = state_name(n.state);
+    v.active = n.active;
+    v.value = n.value;
+    v.threshold = n.threshold;
+    v.since = n.since ? *n.since : -1;
+    views.push_back(std::move(v));
+  }
+  return views;
 }
 
 }  // namespace perfdm::pc

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "pc/search_graph.hpp"
+
 namespace perfdm::pc {
 
 // One SHG node as the findings need it (from pc::shg_node, or from SHGNODE events).
@@ -33,6 +35,9 @@ struct node_view {
   long long samples = -1;
 };
 
+// Every node of a search history graph as the findings need it.
+std::vector<node_view> views_of(const search_graph& g);
+
 struct finding {
   node_view node;
   double score = 0;  // value over threshold (threshold over value for a "below" test)
@@ -40,6 +45,10 @@ struct finding {
   // From the focus: what a front end highlights (0 / "" when the focus does not name it).
   int pid = 0;
   int tid = 0;
+  std::string host;  // the /Machine host the focus names ("" above a host)
+  // The nodes searched span several hosts: the text names the host with the process or
+  // thread ("— process node3:job{42}"), as two hosts may run the same pid.
+  bool host_named = false;
   std::string function;  // "lzma_code (liblzma.so.5)"
   // When `function` is in a system library (libc, libstdc++, the vDSO, …) or has no symbol
   // ("liblzma.so.5+0x15ae0"): the nearest named function of the program's own above it on
@@ -76,8 +85,12 @@ std::string finding_text(const finding& f);
 std::string value_text(const std::string& hypothesis, double low, double high);
 // where, without /Machine: " in tokenize (pc_cpu) from … — on Mutex/0x… — file /tmp/x";
 std::string where_text(const finding& f);
-// the /Machine part: " — thread pc_cpu{3093}", " — process …", " — host …", or "".
-std::string machine_text(const std::string& machine);
+// the /Machine part: " — thread pc_cpu{3093}", " — process …", " — host …", or ""; with
+// `name_host`, " — thread node3:pc_cpu{3093}", " — process node3:…".
+std::string machine_text(const std::string& machine, bool name_host = false);
+
+// Whether the nodes' /Machine parts name more than one host (their findings then name hosts).
+bool spans_hosts(const std::vector<node_view>& nodes);
 
 // The finding a node makes (its text, function, caller, pid, tid), as findings() makes it.
 finding finding_of(const node_view& n, const std::vector<node_view>& nodes);

@@ -81,4 +81,30 @@ double tunables::threshold(hypothesis h) const {
   return 0;
 }
 
+tunables tunables_with(tunables t, const std::map<std::string, double>& given) {
+  for (auto& [name, v] : given) {
+    if (name == "CPU_THRESHOLD")
+      t.cpu_threshold = v;
+    else if (name == "SYNC_THRESHOLD")
+      t.sync_threshold = v;
+    else if (name == "IO_THRESHOLD")
+      t.io_threshold = v;
+    else if (name == "SMALL_IO_BYTES")
+      t.small_io_bytes = v;
+    else if (name == "HYSTERESIS")
+      t.hysteresis = v;
+    else if (name == "SUFFICIENT_TIME")
+      t.sufficient_time = v;
+    else if (name == "MAX_PENDING")
+      t.max_pending = static_cast<std::uint32_t>(v);
+    else if (name == "MAX_ACTIVE")
+      t.max_active = static_cast<std::uint32_t>(v);
+    else if (name == "COST_BUDGET")
+      t.cost_budget = v;
+    else if (name == "CONFIDENCE")
+      t.confidence = v;
+  }
+  return t;
+}
+
 }  // namespace perfdm::pc

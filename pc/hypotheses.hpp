@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,5 +65,10 @@ struct tunables {
 
   double threshold(hypothesis h) const;
 };
+
+// `t` with the tunables SEARCH gives by name (CPU_THRESHOLD, SYNC_THRESHOLD, IO_THRESHOLD,
+// SMALL_IO_BYTES, HYSTERESIS, SUFFICIENT_TIME, MAX_PENDING, MAX_ACTIVE, COST_BUDGET,
+// CONFIDENCE; docs/PROTOCOL.md §12); the XML reader refuses other names, so none is here.
+tunables tunables_with(tunables t, const std::map<std::string, double>& given);
 
 }  // namespace perfdm::pc

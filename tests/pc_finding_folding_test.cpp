@@ -40,7 +40,7 @@ std::vector<finding> ranked(const std::vector<node_view>& nodes) {
 
 std::vector<searched_process> procs(std::initializer_list<int> pids) {
   std::vector<searched_process> out;
-  for (auto p : pids) out.push_back({p, "", "job"});
+  for (auto p : pids) out.push_back({p, "", "job", ""});
   return out;
 }
 
@@ -163,11 +163,11 @@ TEST_CASE("pc folding: an outlier alone on its host shows the hypothesis false a
       node("CPUbound", "/Code/job/relax", "/Machine/h3", "false", 0.0),
       node("CPUbound", "/Code/job/relax", "/Machine/h4", "false", 0.0),
   };
-  std::vector<searched_process> processes = {{801, "/Machine/h1/job{801}", ""},
-                                             {802, "/Machine/h2/job{802}", ""},
-                                             {803, "/Machine/h3/job{803}", ""},
-                                             {804, "/Machine/h4/job{804}", ""},
-                                             {805, "/Machine/h4/job{805}", ""}};
+  std::vector<searched_process> processes = {{801, "/Machine/h1/job{801}", "", ""},
+                                             {802, "/Machine/h2/job{802}", "", ""},
+                                             {803, "/Machine/h3/job{803}", "", ""},
+                                             {804, "/Machine/h4/job{804}", "", ""},
+                                             {805, "/Machine/h4/job{805}", "", ""}};
   auto folded = fold_findings(ranked({nodes[0], nodes[1]}), processes, nodes);
   REQUIRE(folded.size() == 1);
   REQUIRE(folded[0].outliers.size() == 3);
@@ -185,10 +185,14 @@ TEST_CASE("pc folding: many outliers are capped in the line but all kept, hosts 
       node("CPUbound", "/Code/job/relax", "/Machine/a/job{601}", "true", 1.0),
       node("CPUbound", "/Code/job/relax", "/Machine/b/job{601}/job{601}", "true", 1.0),
   };
-  // The same pid on two hosts is one pid here (one engine's processes): not folded.
   std::vector<searched_process> processes;
-  for (int p = 700; p < 708; ++p) processes.push_back({p, "/Machine/a/job{" + std::to_string(p) + "}", ""});
-  REQUIRE(fold_findings(ranked(nodes), processes).size() == 2);
+  for (int p = 700; p < 708; ++p) processes.push_back({p, "/Machine/a/job{" + std::to_string(p) + "}", "", ""});
+  // The same pid on two hosts is two processes: they fold.
+  auto two = fold_findings(ranked(nodes), processes);
+  REQUIRE(two.size() == 1);
+  CHECK(two[0].pids == std::vector<int>{601, 601});
+  CHECK(two[0].hosts == std::vector<std::string>{"a", "b"});
+  CHECK(two[0].of == 10);
   nodes.pop_back();
   for (int p = 602; p < 610; ++p)
     nodes.push_back(node("CPUbound", "/Code/job/relax", "/Machine/b/job{" + std::to_string(p) + "}", "true", 1.0));
@@ -295,4 +299,48 @@ TEST_CASE("pc search report: the ranked list stops at eight findings and says ho
         std::string::npos);
   infos.resize(8);
   CHECK(perfdm::findings_text(infos, {}).find("more findings") == std::string::npos);
+}
+
+TEST_CASE("pc folding: the same pid on two hosts is two processes, folded and told apart",
+          "[pc]") {
+  // Two containers (pid namespaces) on two hosts, each with its job as pid 1; a third host's
+  // pid 1 waits on a lock instead.
+  std::vector<node_view> nodes = {
+      node("CPUbound", "/Code/job/relax", "/Machine/hA/job{1}/job{1}", "true", 0.98, 1.2),
+      node("CPUbound", "/Code/job/relax", "/Machine/hB/job{1}/job{1}", "true", 0.96, 1.4),
+      node("ExcessiveSyncWaitingTime", "/Code/libc.so.6/__lll_lock_wait", "/Machine/hC/job{1}",
+           "true", 0.9, 1.6, "/SyncObject/Mutex/0x10"),
+  };
+  auto f = ranked(nodes);
+  // Their findings name the host with the process, as the processes span hosts.
+  CHECK(f[0].host == "hA");
+  CHECK(f[0].text.find("\u2014 thread hA:job{1}") != std::string::npos);
+  CHECK(f[2].text.find("\u2014 process hC:job{1}") != std::string::npos);
+  std::vector<searched_process> processes = {
+      {1, "/Machine/hA/job{1}", "", ""},
+      {1, "/Machine/hB/job{1}", "", ""},
+      {1, "/Machine/hC/job{1}", "", ""}};
+  auto folded = fold_findings(f, processes, nodes);
+  REQUIRE(folded.size() == 2);
+  auto& cpu = folded[0];
+  CHECK(cpu.folded);
+  CHECK(cpu.of == 3);
+  CHECK(cpu.pids == std::vector<int>{1, 1});
+  CHECK(cpu.hosts == std::vector<std::string>{"hA", "hB"});
+  CHECK(cpu.text.find("in 2 of 3 processes") != std::string::npos);
+  REQUIRE(cpu.outliers.size() == 1);
+  CHECK(cpu.outliers[0].host == "hC");
+  CHECK(cpu.outliers[0].process == "hC:job{1}");
+  CHECK(cpu.outliers[0].text == f[2].text);
+  CHECK(cpu.line.find("; process hC:job{1}: ExcessiveSyncWaitingTime") != std::string::npos);
+  CHECK_FALSE(folded[1].folded);
+  CHECK(folded[1].hosts == std::vector<std::string>{"hC"});
+
+  // A process watched by pid alone (no host known) is the one of its pid a finding names; the
+  // engine's own, named with its host, stays apart from a daemon's of the same pid.
+  auto hostless = fold_findings(f, {{1, "", "job", ""}}, nodes);
+  CHECK(hostless[0].of == 3);
+  auto own = fold_findings(f, {{1, "", "job", "hD"}}, nodes);
+  CHECK(own[0].of == 4);
+  CHECK(own[0].text.find("in 2 of 4 processes") != std::string::npos);
 }

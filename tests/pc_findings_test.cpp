@@ -210,3 +210,29 @@ TEST_CASE("pc findings: a wait in libc or a function without a symbol names the 
   REQUIRE(plain.size() == 1);
   CHECK(plain[0].caller.empty());
 }
+
+TEST_CASE("pc findings: over several hosts a finding names the host with its process or thread",
+          "[pc]") {
+  // One host: as before.
+  auto one = settled_findings(xz_graph());
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].host == "h");
+  CHECK_FALSE(one[0].host_named);
+  CHECK(one[0].text.find("\u2014 thread xz{4711} \u2014") != std::string::npos);
+  // The same pid on a second host: the live lines (settled findings) tell them apart.
+  auto two = xz_graph();
+  two.push_back(node(10, {3}, "CPUbound", "/Code/liblzma.so.5/lzma_code", "/Machine/g", "true", 0.98, 1.3));
+  two.push_back(node(11, {10}, "CPUbound", "/Code/liblzma.so.5/lzma_code", "/Machine/g/xz{4711}",
+                     "true", 0.98, 1.5));
+  two.push_back(node(12, {11}, "CPUbound", "/Code/liblzma.so.5/lzma_code",
+                     "/Machine/g/xz{4711}/xz{4711}", "false", 0.1));
+  auto settled = settled_findings(two);
+  REQUIRE(settled.size() == 2);
+  CHECK(settled[0].text.find("\u2014 thread h:xz{4711} \u2014") != std::string::npos);
+  CHECK(settled[1].host == "g");
+  CHECK(settled[1].pid == 4711);
+  CHECK(settled[1].text.find("\u2014 process g:xz{4711} \u2014") != std::string::npos);
+  CHECK(machine_text("/Machine/g", true) == " \u2014 host g");
+  CHECK(spans_hosts(two));
+  CHECK_FALSE(spans_hosts(xz_graph()));
+}

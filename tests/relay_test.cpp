@@ -5,6 +5,7 @@
 // children go on at its upstream, with nothing lost (failover).
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <filesystem>
 #include <cstdlib>
 #include <regex>
 #include <sstream>
@@ -376,4 +377,88 @@ TEST_CASE("relay: one search over the processes of daemons on three hosts folds 
       folded, std::regex("\"text\":\"ExcessiveSyncWaitingTime [^\"]* from hold_and_wait")));
   CHECK(folded.find("\"process\":\"perfdm-test-node-c:cluster_job{" + std::to_string(jc.pid()) +
                     "}\",\"text\":\"ExcessiveSyncWaitingTime ") != std::string::npos);
+}
+
+TEST_CASE("relay: one search over two hosts whose processes have the same pid counts two processes",
+          "[relay][remote][pc-cluster]") {
+  if (std::system("unshare -u -p -f --mount-proc --kill-child true 2>/dev/null") != 0) {
+    WARN("unshare -u -p is not permitted here (needs CAP_SYS_ADMIN): skipped");
+    return;
+  }
+  // Two containers on two hosts: each daemon in its own UTS and pid namespace starts its
+  // cluster_job there, so both jobs have the same small pid. They are two processes; with the
+  // engine's own (--pid), three.
+  const std::string job = std::string(PERFDM_PC_WORKLOADS) + "/cluster_job";
+  process own({job, "1", "60"}, "", "pidns_own_job");
+  const auto recording = remote_test::temp_path("pidns_search.replay");
+  process search({PERFDM_BINARY, "search", "--publish", "127.0.0.1:0", "--daemons", "2",
+                  "--daemons-wait", "10", "--seconds", "6", "--json", "--pid",
+                  std::to_string(own.pid()), "--record", recording},
+                 "", "pidns_search");
+  const std::string marker = "publishing on 127.0.0.1:";
+  std::string upstream;
+  REQUIRE(eventually([&] {
+    auto text = search.err();
+    auto at = text.find(marker);
+    if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
+    upstream = "127.0.0.1:" + std::to_string(std::stoi(text.substr(at + marker.size())));
+    return true;
+  }));
+  // sh is the namespace's pid 1, then hostname (2) and the job (3), then the daemon: 4 on
+  // host a, 5 on host b (after /bin/true). The daemons' pids must differ: CAF names a node by
+  // its machine (its network interfaces, shared here) and pid, and two daemons of one name
+  // would be one node to the engine. --kill-child: the test's SIGKILL to unshare ends the
+  // namespace, job and all.
+  auto container = [&](const std::string& host, const std::string& before_daemon) {
+    return std::make_unique<process>(
+        std::vector<std::string>{"/usr/bin/unshare", "-u", "-p", "-f", "--mount-proc",
+                                 "--kill-child", "/bin/sh", "-c",
+                                 "hostname " + host + "; " + job + " 1 60 & " + before_daemon +
+                                     PERFDM_BINARY + " daemon --upstream " + upstream +
+                                     " --pid $!"},
+        "", "pidns_daemon");
+  };
+  auto a = container("perfdm-pidns-a", "");
+  auto b = container("perfdm-pidns-b", "/bin/true; ");
+  CHECK(search.wait() == 0);
+  auto out = search.out();
+  INFO(search.err());
+  INFO(a->err() << b->err());
+  INFO(out);
+  CHECK(search.err().find("2 of 2 daemons joined") != std::string::npos);
+  // Both processes were searched, each on its host, with the same pid.
+  std::smatch m;
+  REQUIRE(std::regex_search(
+      out, m,
+      std::regex("\\{\"pid\":(\\d+),\"machine\":\"/Machine/perfdm-pidns-a/cluster_job\\{(\\d+)\\}\"\\}")));
+  const std::string pid = m[1].str();
+  CHECK(m[2].str() == pid);
+  CHECK(out.find("{\"pid\":" + pid + ",\"machine\":\"/Machine/perfdm-pidns-b/cluster_job{" + pid +
+                 "}\"}") != std::string::npos);
+  // Alike, they fold: three processes of three (the daemons' two of the same pid, not one).
+  auto folded_at = out.find("\"folded\":[");
+  REQUIRE(folded_at != std::string::npos);
+  auto folded = out.substr(folded_at);
+  REQUIRE(std::regex_search(
+      folded, m,
+      std::regex("\"hypothesis\":\"CPUbound\",\"focus\":\\{\"code\":\"/Code/cluster_job/relax\""
+                 "[^{}]*\\}[^\\[]*\"processes\":3,\"of\":3,\"pids\":\\[([0-9,]+)\\][^\\]]*\\][^\\]]*"
+                 "\"hosts\":\\[([^\\]]*)\\]")));
+  auto pids = "," + m[1].str() + ",";
+  CHECK(count(pids, "," + pid + ",") == 2);
+  CHECK(pids.find("," + std::to_string(own.pid()) + ",") != std::string::npos);
+  CHECK(m[2].str().find("\"perfdm-pidns-a\",\"perfdm-pidns-b\"") != std::string::npos);
+  // The recording tells the daemons' processes apart by HOST; the engine's own has none.
+  auto recorded = remote_test::slurp(recording);
+  std::filesystem::remove(recording);
+  CHECK(recorded.find("<P PID='" + pid + "' HOST='perfdm-pidns-a' N='") != std::string::npos);
+  CHECK(recorded.find("<P PID='" + pid + "' HOST='perfdm-pidns-b' N='") != std::string::npos);
+  CHECK(recorded.find("<P PID='" + std::to_string(own.pid()) + "' N='") != std::string::npos);
+  CHECK(recorded.find("<P PID='" + std::to_string(own.pid()) + "' HOST=") == std::string::npos);
+  // Each finding names its process with its host.
+  auto findings_at = out.find("\"findings\":[");
+  REQUIRE(findings_at != std::string::npos);
+  auto findings = out.substr(findings_at, folded_at - findings_at);
+  CHECK(findings.find("perfdm-pidns-a:cluster_job{") != std::string::npos);
+  CHECK(findings.find("perfdm-pidns-b:cluster_job{") != std::string::npos);
 }

@@ -770,3 +770,25 @@ TEST_CASE("EVIDENCE: a focus on a file carries FILE, the /File root leaves it ou
   CHECK(e.foci[1].file == "/File");  // absent: the root
   CHECK(print_request("DM", caf::make_message(e)) == text);
 }
+
+TEST_CASE("EVIDENCE: a daemon's process carries HOST, the engine's own leaves it out", "[xml]") {
+  // Two processes of pid 1 (two hosts' containers): told apart by their host.
+  auto text = dm("EVIDENCE",
+                 "<EVIDENCE SEARCH='0' TIME='2' EVICTED='0'>"
+                 "<AT CODE='/Code' MACHINE='/Machine' SYNCOBJECT='/SyncObject'>"
+                 "<P PID='1' HOST='hA' N='40' RUNS='40' RUNS_MOST='1' SYNCS='0' SYNCS_MOST='0' "
+                 "IOS='0' IOS_MOST='0' OPS='0' BYTES='0' FIRST='1' LAST='2'/>"
+                 "<P PID='1' HOST='hB' N='30' RUNS='30' RUNS_MOST='1' SYNCS='0' SYNCS_MOST='0' "
+                 "IOS='0' IOS_MOST='0' OPS='0' BYTES='0' FIRST='1' LAST='2'/>"
+                 "<P PID='1' N='20' RUNS='0' RUNS_MOST='0' SYNCS='0' SYNCS_MOST='0' "
+                 "IOS='0' IOS_MOST='0' OPS='0' BYTES='0' FIRST='1' LAST='2'/>"
+                 "</AT></EVIDENCE>");
+  auto e = parsed<evidence_note>(text);
+  REQUIRE(e.foci.size() == 1);
+  REQUIRE(e.foci[0].processes.size() == 3);
+  CHECK(e.foci[0].processes[0].host == "hA");
+  CHECK(e.foci[0].processes[1].host == "hB");
+  CHECK(e.foci[0].processes[1].ticks == 30);
+  CHECK(e.foci[0].processes[2].host.empty());  // the engine's own
+  CHECK(print_request("DM", caf::make_message(e)) == text);
+}
