@@ -101,6 +101,7 @@ caf::behavior data_manager::make_behavior() {
         on_source_gone(x.source.address());
       },
       [=](source_samples& x) { return on_source_samples(x.samples, x.complete_until); },
+      [=](subtree_component_gone& x) { on_subtree_component_gone(x); },
       // GET /metrics: not a command, not recorded (replays and goldens do not change).
       [=](engine_counters_query) { return counters_; },
       [=](process_announcements& x) { send(registry_, x); },

@@ -269,6 +269,10 @@ class data_manager : public caf::event_based_actor {
   // complete go in as a local source's would.
   void on_source_gone(const caf::actor_addr& source);
 
+  // A relay below lost a child (issue 22): every open stream hears COMPONENTREMOVED naming
+  // it and the relays above it. Nothing changes here: the relay's aggregate goes on.
+  void on_subtree_component_gone(const subtree_component_gone& x);
+
   // A component's samples are aggregated first; what is complete goes in (its ack counts
   // those). A local source's go straight in. What goes in is what is recorded, so a replay
   // of the recording needs no aggregator. A component's watermark, after its samples, lets

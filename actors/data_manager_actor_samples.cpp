@@ -36,7 +36,7 @@ void data_manager::on_source_register(const source_register& x) {
   if (!component.empty()) {
     links_.insert_or_assign(source.address(), link_meter{link_now()});
     // One taking over from a relay whose end is not seen yet is announced after it.
-    if (!x.replaces.empty() && sources_.components().count(x.replaces))
+    if (!x.replaces.empty() && sources_.waits(component))
       announce_after_.emplace(x.replaces, component);
     else
       for (auto& [h, a] : streams_) send(a, component_added_event{h, component});
@@ -52,6 +52,29 @@ void data_manager::on_source_gone(const caf::actor_addr& source) {
   for (auto& [h, a] : streams_) send(a, component_removed_event{h, *name});
   for (auto [i, end] = announce_after_.equal_range(*name); i != end; i = announce_after_.erase(i))
     for (auto& [h, a] : streams_) send(a, component_added_event{h, i->second});
+  if (!complete.empty()) caf::anon_send(this, source_samples{std::move(complete)});
+}
+
+void data_manager::on_subtree_component_gone(const subtree_component_gone& x) {
+  // From no component (any more): its own COMPONENTREMOVED told the streams of its subtree.
+  auto* relay = x.from ? sources_.component_of(x.from.address()) : nullptr;
+  if (!relay || x.name.empty()) return;
+  std::string path = *relay;
+  for (auto& r : x.relays) path += "/" + r;
+  for (auto& [h, a] : streams_) send(a, component_removed_event{h, x.name, path});
+  if (!x.relays.empty()) return;
+  // A child of that relay that failed over here as if the relay had died (its own link to it
+  // was lost) no longer waits for the relay's end: it is announced, and its samples go in.
+  const std::string parent = *relay;  // (the set may change below)
+  std::vector<sample> complete;
+  if (!sources_.child_lost(parent, x.name, complete)) return;
+  for (auto [i, end] = announce_after_.equal_range(parent); i != end;)
+    if (i->second == x.name) {
+      for (auto& [h, a] : streams_) send(a, component_added_event{h, x.name});
+      i = announce_after_.erase(i);
+    } else {
+      ++i;
+    }
   if (!complete.empty()) caf::anon_send(this, source_samples{std::move(complete)});
 }
 

@@ -72,6 +72,19 @@ class relay_node : public caf::event_based_actor {
           demonitor(x.source);
           child_gone(x.source.address());
         },
+        // A relay below lost one of its children: the upstream hears of it with that
+        // relay's name in front of the path (it is ours to know, not the sender's to say).
+        [=](subtree_component_gone& x) {
+          auto i = x.from ? children_.find(x.from.address()) : children_.end();
+          if (i == children_.end() || x.name.empty()) return;
+          if (x.relays.empty()) {  // its own child, which may have failed over to here
+            std::vector<sample> complete;
+            aggregator_.child_lost(i->second, x.name, complete);
+            take(complete);
+          }
+          x.relays.insert(x.relays.begin(), i->second);
+          tell_gone(std::move(x.relays), std::move(x.name));
+        },
         [=](source_samples& x) -> samples_ack {
           samples_ack ack{x.samples.size(), 0};
           auto i = children_.find(caf::actor_cast<caf::actor_addr>(current_sender()));
@@ -230,6 +243,18 @@ class relay_node : public caf::event_based_actor {
     aggregator_.remove_component(name, complete);
     watermarks_.erase(name);
     take(complete);
+    tell_gone({}, name);
+  }
+
+  // The upstream hears that a component of this subtree went (subtree_component_gone); while
+  // failing over, once registered at the new upstream.
+  void tell_gone(std::vector<std::string> relays, std::string name) {
+    subtree_component_gone g{caf::actor_cast<caf::actor>(this), std::move(relays),
+                             std::move(name)};
+    if (!upstream_ || reconnecting_)
+      gone_pending_.push_back(std::move(g));
+    else
+      send(upstream_, std::move(g));  // the bridge's ok_reply is dropped below
   }
 
   void take(std::vector<sample>& complete) {
@@ -313,6 +338,8 @@ class relay_node : public caf::event_based_actor {
       if (auto child = caf::actor_cast<caf::actor>(addr))
         send(child, upstream_info{options_.component, options_.upstream_address});
     if (!again.empty()) send(upstream_, source_samples{std::move(again), no_watermark});
+    for (auto& g : gone_pending_) send(upstream_, std::move(g));
+    gone_pending_.clear();
     flush();
   }
 
@@ -339,6 +366,7 @@ class relay_node : public caf::event_based_actor {
   std::uint64_t batches_ = 0;
   time_ns sent_watermark_ = no_watermark;
   std::vector<caf::typed_response_promise<ok_reply>> waiting_;
+  std::vector<subtree_component_gone> gone_pending_;  // children gone while failing over
 };
 
 }  // namespace

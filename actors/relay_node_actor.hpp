@@ -17,6 +17,9 @@
 //   pass through and from the upstream's metric list;
 // - answers its parent's topology_probe with itself and its children's subtrees, asked of
 //   them (actors/topology_probe.hpp), with each child's link figures measured here;
+// - tells its upstream of every child it lost (unregistered, connection closed, heartbeat
+//   timed out: subtree_component_gone), and passes on what its children tell of theirs with
+//   the child's name in front, so the engine's streams hear COMPONENTREMOVED at any depth;
 // - failover (dm/upstream_failover.hpp): tells each child its upstream's address, and which of
 //   their samples reached the engine (samples_safe), so a child whose relay goes down can go
 //   on at the relay's upstream and send again only what may be lost; a child that took over

@@ -123,6 +123,14 @@ auto handler(bridge_actor self, tag<source_unregister>) {
   };
 }
 
+// A relay's notice that it lost a child goes the same way (the relay names itself in it).
+auto handler(bridge_actor self, tag<subtree_component_gone>) {
+  return [=](subtree_component_gone& x) {
+    caf::anon_send(self->state.dm, std::move(x));
+    return ok_reply{};
+  };
+}
+
 template <class... Rs, class... Es>
 remote_dm_actor::behavior_type make_behavior(bridge_actor self, type_list<Rs...>,
                                              type_list<Es...>) {

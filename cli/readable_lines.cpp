@@ -97,7 +97,7 @@ std::string readable(const session_line& line) {
   if (m.match_elements<component_removed_event>()) {
     auto& x = m.get_as<component_removed_event>(0);
     return "  stream " + to_string(x.stream) + " component " + x.name +
-           " removed (its data so far is kept)";
+           (x.relay.empty() ? "" : " of relay " + x.relay) + " removed (its data so far is kept)";
   }
   if (m.match_elements<component_added_event>()) {
     auto& x = m.get_as<component_added_event>(0);

@@ -213,13 +213,14 @@ CLI::App* add_search_command(CLI::App& app, search_command_options& o) {
 }
 
 int run_search_command(const search_command_options& o, std::ostream& out, std::ostream& err) {
+  // --daemons alone names no program either: its own error says what it lacks.
+  if (o.daemons > 0 && o.publish.address.empty()) {
+    err << "perfdm search: --daemons needs --publish [HOST:]PORT, where the daemons join\n";
+    return 1;
+  }
   if (o.pids.empty() && o.command.empty() && o.publish.address.empty()) {
     err << "perfdm search: name the program: --pid PID, or -- CMD [ARGS...], or let daemons "
            "join with --publish [HOST:]PORT\n";
-    return 1;
-  }
-  if (o.daemons > 0 && o.publish.address.empty()) {
-    err << "perfdm search: --daemons needs --publish\n";
     return 1;
   }
   std::ofstream file;

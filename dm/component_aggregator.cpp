@@ -22,7 +22,9 @@ bool component_aggregator::add_component(const std::string& name) {
 
 bool component_aggregator::remove_component(const std::string& name, std::vector<sample>& out) {
   if (live_.erase(name) == 0) return false;
-  watermarks_.erase(name);  // one that comes back under that name promises nothing yet
+  watermarks_.erase(name);
+  // What it lost no longer matters: one taking over from it now is cut by what it passed on.
+  for (auto i = lost_.begin(); i != lost_.end();) i = i->first == name ? lost_.erase(i) : ++i;  // one that comes back under that name promises nothing yet
   auto& left = left_[name];
   for (auto& [id, m] : mis_)
     if (auto p = m.parts.find(name); p != m.parts.end()) {
@@ -52,9 +54,40 @@ void component_aggregator::take_over(const std::string& component, const std::st
   if (replaced.empty() || replaced == component) return;
   if (live_.count(replaced)) {  // its end not seen yet: wait for it
     waiting_[component] = taker{replaced, reached, {}, std::nullopt};
+    if (lost_.count({replaced, component})) {  // unless it lives on and lost this one
+      std::vector<sample> none;  // nothing held yet: nothing becomes complete
+      release(component, none);
+    }
     return;
   }
   cut(component, replaced, reached);
+}
+
+bool component_aggregator::child_lost(const std::string& parent, const std::string& child,
+                                      std::vector<sample>& out) {
+  if (!live_.count(parent)) return false;
+  lost_.insert({parent, child});
+  auto w = waiting_.find(child);
+  if (w == waiting_.end() || w->second.replaced != parent) return false;
+  release(child, out);
+  return true;
+}
+
+// A taker of a live component that lost it: cut where that one received its samples (it
+// passes all of those on itself), then in with what it held.
+void component_aggregator::release(const std::string& component, std::vector<sample>& out) {
+  auto i = waiting_.find(component);
+  if (i == waiting_.end()) return;
+  auto t = std::move(i->second);
+  waiting_.erase(i);
+  lost_.erase({t.replaced, component});
+  auto& clips = clips_[component];
+  for (auto& [id, received] : t.reached) {
+    auto& clip = clips.try_emplace(id, received).first->second;
+    clip = std::max(clip, received);
+  }
+  if (!t.held.empty()) add_samples(component, t.held, out);
+  if (t.watermark) add_watermark(component, *t.watermark, out);
 }
 
 void component_aggregator::cut(const std::string& component, const std::string& replaced,

@@ -84,6 +84,18 @@ class component_aggregator {
   void take_over(const std::string& component, const std::string& replaced,
                  const std::map<std::uint64_t, time_ns>& reached);
 
+  // `parent`, a live component (a relay), lost its child `child` and said so (issue 22: the
+  // child's link closed or timed out, and the relay goes on). What the relay received of the
+  // child it passes on itself, so a child that takes over from the live relay (it failed over
+  // here, taking the lost link for the relay's death) need not wait for the relay's end: it
+  // goes in at once, its samples cut where the relay received them (`reached`). True when a
+  // taker waited and went in now (appending to `out` what became complete); one that comes
+  // later (take_over) goes in at once. Forgotten when `parent` is removed.
+  bool child_lost(const std::string& parent, const std::string& child, std::vector<sample>& out);
+
+  // Whether `component` waits, as a taker, for the end of the component it replaces.
+  bool waits(const std::string& component) const { return waiting_.count(component) != 0; }
+
   // Samples (or parts of them) dropped by take_over's rule, over all components.
   std::size_t clipped() const { return clipped_; }
 
@@ -138,6 +150,8 @@ class component_aggregator {
     std::optional<time_ns> watermark;
   };
   std::map<std::string, taker> waiting_;
+  std::set<std::pair<std::string, std::string>> lost_;  // (live parent, child it lost)
+  void release(const std::string& component, std::vector<sample>& out);
   void cut(const std::string& component, const std::string& replaced,
            const std::map<std::uint64_t, time_ns>& reached);
 };

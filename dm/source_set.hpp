@@ -48,6 +48,14 @@ class source_set {
   void aggregate(const std::string& component, const std::vector<sample>& samples,
                  time_ns complete_until, std::vector<sample>& complete);
 
+  // A live component (a relay) lost its child (component_aggregator::child_lost): true when
+  // the child waited as a taker of it and went in now.
+  bool child_lost(const std::string& parent, const std::string& child,
+                  std::vector<sample>& complete) {
+    return aggregator_.child_lost(parent, child, complete);
+  }
+  bool waits(const std::string& component) const { return aggregator_.waits(component); }
+
   // The live components, by name.
   const std::set<std::string>& components() const { return aggregator_.components(); }
   void forget(mi_handle mi) { aggregator_.forget(mi); }

@@ -65,6 +65,20 @@ struct source_unregister {
 };
 PERFDM_INSPECT(source_unregister, x.source)
 
+// A relay lost a child (issue 22): the child unregistered, its connection closed, or its
+// heartbeat timed out (CAF then closes the connection). The relay tells its upstream, naming
+// itself as `from` (the receiver knows it as one of its children, by the name it registered
+// with: the message crosses a bridge, so the sender is not known otherwise). A relay that gets
+// one from a child passes it on with that child's name put in front of `relays`; the engine
+// tells every open stream COMPONENTREMOVED with NAME = `name` and RELAY = the path of relays
+// from the engine down to the one that lost it (docs/PROTOCOL.md §5, §11).
+struct subtree_component_gone {
+  caf::actor from;
+  std::vector<std::string> relays;  // the relays below `from`, top first, down to the parent
+  std::string name;                 // the component that went, as its parent knew it
+};
+PERFDM_INSPECT(subtree_component_gone, x.from, x.relays, x.name)
+
 // Failover (issue 22). A relay tells each child that registers, before its first
 // source_update, its own component name and its own upstream's address (HOST:PORT, as given
 // to `perfdm relay --upstream`): should the relay go down, the child connects there and

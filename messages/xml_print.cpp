@@ -448,7 +448,10 @@ std::string event_text(const shg_node_event& x) {
   return shg_node_attributes(e, x.node).leaf();
 }
 std::string event_text(const component_removed_event& x) {
-  return element("DYPER").id("COMPONENTREMOVED", x.stream).text("NAME", x.name).leaf();
+  element e("DYPER");
+  e.id("COMPONENTREMOVED", x.stream).text("NAME", x.name);
+  if (!x.relay.empty()) e.text("RELAY", x.relay);  // absent for the engine's own components
+  return e.leaf();
 }
 std::string event_text(const component_added_event& x) {
   return element("DYPER").id("COMPONENTADDED", x.stream).text("NAME", x.name).leaf();

@@ -196,3 +196,46 @@ TEST_CASE("failover: a taker that comes before the relay's end is seen waits for
   engine.remove_component("node-1", out);
   CHECK(total(out) == Approx(5 + 2.5 + 2.5));
 }
+
+// A child whose link to a live relay was lost (frozen past the relay's timeout, a partition)
+// fails over to the relay's upstream as if the relay had died. The relay says it lost the
+// child (child_lost): the taker then goes in at once, cut where the relay received it, in
+// whichever order the two arrive; a taker of a live relay that lost nothing still waits.
+TEST_CASE("failover: a taker of a live relay that lost it goes in at once, counted once",
+          "[failover]") {
+  for (bool lost_first : {false, true}) {
+    INFO((lost_first ? "the relay's word first" : "the taker first"));
+    auto engine = counters();
+    std::vector<sample> out;
+    engine.add_samples("relay", {{mi, 0, 1, 5}}, out);  // with the child's [0, 1)
+    if (lost_first) CHECK_FALSE(engine.child_lost("relay", "node-1", out));
+    engine.add_component("node-1");
+    engine.take_over("node-1", "relay", {{mi.id, to_ns(1)}});
+    engine.add_component("node-2");  // another taker, of a relay that did not lose it
+    engine.take_over("node-2", "relay", {{mi.id, to_ns(1)}});
+    if (!lost_first) {
+      CHECK(engine.waits("node-1"));
+      CHECK(engine.child_lost("relay", "node-1", out));
+    }
+    CHECK_FALSE(engine.waits("node-1"));
+    CHECK(engine.waits("node-2"));
+    // The child sends again [0.5, 1) (the relay passed it on) and goes on; the relay goes on
+    // with its other children. [1, 1.5) is complete while the relay lives.
+    engine.add_samples("node-1", {{mi, 0.5, 1, 2}, {mi, 1, 1.5, 3}}, out);
+    engine.add_samples("relay", {{mi, 1, 1.5, 4}}, out);
+    CHECK(total(out) == Approx(5 + 3 + 4));
+    CHECK(engine.clipped() == 1);
+  }
+}
+
+TEST_CASE("failover: what a relay lost is forgotten when it ends", "[failover]") {
+  auto engine = counters();
+  std::vector<sample> out;
+  engine.add_samples("relay", {{mi, 0, 1, 5}}, out);
+  engine.child_lost("relay", "node-1", out);
+  engine.remove_component("relay", out);
+  engine.add_samples("relay", {{mi, 1, 2, 1}}, out);  // a new relay of that name
+  engine.add_component("node-1");
+  engine.take_over("node-1", "relay", {{mi.id, to_ns(2)}});
+  CHECK(engine.waits("node-1"));  // the new one lost nothing: its end is awaited
+}

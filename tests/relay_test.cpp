@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "tests/live_engine_test_support.hpp"
+#include "tests/relay_test_support.hpp"
 #include "tests/remote_test_support.hpp"
 
 using namespace perfdm;
@@ -20,73 +21,9 @@ using remote_test::process;
 using remote_test::published_engine;
 using remote_test::run_client;
 using remote_test::start_client;
+using namespace perfdm::relay_test;
 
 namespace {
-
-// `perfdm relay --upstream UPSTREAM --publish 127.0.0.1:0 --name NAME`; its port is read from
-// its standard error.
-class relay_process {
- public:
-  relay_process(const std::string& upstream, const std::string& name,
-                std::vector<std::string> extra = {})
-      : p_(with({PERFDM_BINARY, "relay", "--upstream", upstream, "--publish", "127.0.0.1:0",
-                 "--name", name},
-                extra),
-           "", "relay") {
-    const std::string marker = "publishing on 127.0.0.1:";
-    bool up = eventually([&] {
-      auto text = p_.err();
-      auto at = text.find(marker);
-      if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
-      port_ = std::stoi(text.substr(at + marker.size()));
-      return true;
-    });
-    if (!up) throw std::runtime_error("the relay did not publish: " + p_.err());
-  }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  process& proc() { return p_; }
-
- private:
-  static std::vector<std::string> with(std::vector<std::string> argv,
-                                       const std::vector<std::string>& extra) {
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return argv;
-  }
-  process p_;
-  int port_ = 0;
-};
-
-std::unique_ptr<process> start_daemon(const std::string& upstream, const std::string& name,
-                                      const test::workload& w) {
-  return std::make_unique<process>(
-      std::vector<std::string>{PERFDM_BINARY, "daemon", "--upstream", upstream, "--name", name,
-                               "--attach", std::to_string(w.pid)},
-      "", "relay_daemon");
-}
-
-bool forwarding(const process& daemon) {
-  return daemon.err().find("forwarding to") != std::string::npos;
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-std::vector<double> buckets(const std::string& engine, int mi) {
-  auto r = run_client(engine, {"DATA", "MI=" + std::to_string(mi)});
-  std::smatch m;
-  std::vector<double> out;
-  if (!std::regex_search(r.out, m, std::regex(">([^<]*)</HISTOGRAM>"))) return out;
-  std::istringstream in(m[1].str());
-  for (double v; in >> v;) out.push_back(v);
-  return out;
-}
-
-std::string focus(const test::workload& w) {
-  return " FOCUS=/Process/perfdm_workload{" + std::to_string(w.pid) + "}";
-}
 
 // Enables work.requests over the whole program (MI 0) and over each workload (MIs 1, 2),
 // then checks that at least 3 complete buckets of the whole are the sum of the two.
@@ -226,21 +163,6 @@ TEST_CASE("relay: daemons in UTS namespaces of their own are separate hosts unde
   }));
 }
 
-namespace {
-
-// The attribute `key` of the NODE named `name` in a TOPOLOGY reply ("" when no such node).
-std::string node_attribute(const std::string& topology, const std::string& name,
-                           const std::string& key) {
-  std::smatch m;
-  std::regex node("<NODE NAME='" + name + "'[^>]*>");
-  if (!std::regex_search(topology, m, node)) return "";
-  std::smatch a;
-  std::string text = m[0].str();
-  if (!std::regex_search(text, a, std::regex(" " + key + "='([^']*)'"))) return "";
-  return a[1].str();
-}
-
-}  // namespace
 
 TEST_CASE("relay: TOPOLOGY shows the relay, its daemons and their links, and a killed daemon leaves it",
           "[relay][remote][topology]") {

@@ -717,6 +717,10 @@ TEST_CASE("print_event writes every stream event", "[xml]") {
         "<DYPER NEWRESOURCE='0' ID='1' NAME='/a' PARENT='/'/>");
   CHECK(print_event(caf::make_message(component_removed_event{stream_handle{2}, "node<1>:42"})) ==
         "<DYPER COMPONENTREMOVED='2' NAME='node&lt;1&gt;:42'/>");
+  // Behind relays: the path of relays from the engine down (issue 22).
+  CHECK(print_event(caf::make_message(
+            component_removed_event{stream_handle{2}, "node-1", "relay-top/relay-a"})) ==
+        "<DYPER COMPONENTREMOVED='2' NAME='node-1' RELAY='relay-top/relay-a'/>");
   CHECK(print_event(caf::make_message(new_metric_event{
             stream_handle{5}, {metric_handle{2}, "&", metric_style::sampled, "<"}})) ==
         "<DYPER NEWMETRIC='5' ID='2' NAME='&amp;' STYLE='SAMPLED' UNITS='&lt;'/>");
