@@ -24,7 +24,7 @@ TEST_CASE("search: when fewer daemons than --daemons join it says how many and s
           "[relay][remote][pc-cluster]") {
   process job({std::string(PERFDM_PC_WORKLOADS) + "/pc_cpu", "30"}, "", "search_one_job");
   process search({PERFDM_BINARY, "search", "--publish", "127.0.0.1:0", "--daemons", "2",
-                  "--daemons-wait", "1", "--seconds", "1", "--json"},
+                  "--daemons-wait", "4", "--seconds", "1", "--json"},
                  "", "search_one_daemon");
   const std::string marker = "publishing on 127.0.0.1:";
   std::string upstream;
