@@ -105,15 +105,12 @@ class relay_node : public caf::event_based_actor {
               valid.push_back(s);
           ack.dropped = x.samples.size() - valid.size();
           aggregator_.add_samples(i->second, valid, complete);
-          bool moved = false;
           if (x.complete_until != no_watermark) {
             aggregator_.add_watermark(i->second, x.complete_until, complete);
             auto& w = watermarks_[i->second];
-            moved = x.complete_until > w;
             w = std::max(w, x.complete_until);
           }
           take(complete);
-          if (moved) arm_flush();  // this node's watermark may have moved: up it goes soon
           return ack;
         },
         [=](flush_atom, std::uint64_t id) {
