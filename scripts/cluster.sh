@@ -20,7 +20,8 @@
 #   prints the engine's CPU seconds over the run and how many daemons had registered);
 #   without it, it prints the engine's address and the tree (TOPOLOGY) once the daemons are
 #   in, and runs until Enter or Ctrl-C.
-# PERFDM=path/to/perfdm (default build/perfdm next to this script).
+# PERFDM=path/to/perfdm (default build/perfdm next to this script). CLUSTER_KEEP=1 keeps the
+# run's files (each daemon's and relay's stderr, the workloads' pids) and prints where.
 set -u
 N=${1:?usage: cluster.sh N [--relays R] [--seconds S] [--no-unshare]}
 shift
