@@ -8,9 +8,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <regex>
-#include <sstream>
 #include <thread>
 
 #include "tests/live_engine_test_support.hpp"
@@ -26,17 +24,6 @@ using remote_test::run_client;
 using remote_test::start_client;
 
 namespace {
-
-// Every bucket of MI `mi`, an empty one as NaN (buckets() stops at the first empty one).
-std::vector<double> all_buckets(const std::string& engine, int mi) {
-  auto r = run_client(engine, {"DATA", "MI=" + std::to_string(mi)});
-  std::smatch m;
-  std::vector<double> out;
-  if (!std::regex_search(r.out, m, std::regex(">([^<]*)</HISTOGRAM>"))) return out;
-  std::istringstream in(m[1].str());
-  for (std::string word; in >> word;) out.push_back(std::strtod(word.c_str(), nullptr));
-  return out;
-}
 
 std::string removed(const std::string& name, const std::string& relay) {
   return "<DYPER COMPONENTREMOVED='0' NAME='" + name + "' RELAY='" + relay + "'/>";
@@ -60,13 +47,7 @@ TEST_CASE("relay: a daemon killed behind a live relay is announced, leaves TOPOL
   auto d2 = start_daemon(relay.address(), "node-g2", w2);
   REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
   // MI 0 the whole program, MI 1 and MI 2 each daemon's workload.
-  auto watcher = start_client(engine.address(), {"--watch"},
-                              "STREAM\n"
-                              "ENABLE STREAM=$STREAM METRIC=work.requests\n"
-                              "ENABLE STREAM=$STREAM METRIC=work.requests" +
-                                  focus(w1) + "\nENABLE STREAM=$STREAM METRIC=work.requests" +
-                                  focus(w2) + "\n");
-  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 4; }));
+  auto watcher = watch_whole_and_each(engine.address(), w1, w2);
   // Before the kill: complete buckets in which both daemons' data went in (the first such
   // left out: the MIs began at slightly different times). Their whole must be the sum.
   std::vector<std::vector<double>> hs;
@@ -197,13 +178,7 @@ TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announc
   auto d1 = daemon("node-h1", w1);
   auto d2 = daemon("node-h2", w2);
   REQUIRE(eventually([&] { return forwarding(*d1) && forwarding(*d2); }));
-  auto watcher = start_client(engine.address(), {"--watch"},
-                              "STREAM\n"
-                              "ENABLE STREAM=$STREAM METRIC=work.requests\n"
-                              "ENABLE STREAM=$STREAM METRIC=work.requests" +
-                                  focus(w1) + "\nENABLE STREAM=$STREAM METRIC=work.requests" +
-                                  focus(w2) + "\n");
-  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 4; }));
+  auto watcher = watch_whole_and_each(engine.address(), w1, w2);
   REQUIRE(eventually([&] { return buckets(engine.address(), 1).size() >= 2; }));
 
   // Stopped, it sends no heartbeat: the relay drops the connection after --timeout-ms.

@@ -29,13 +29,7 @@ namespace {
 // then checks that at least 3 complete buckets of the whole are the sum of the two.
 void check_whole_is_sum(const published_engine& engine, const test::workload& w1,
                         const test::workload& w2) {
-  auto watcher = start_client(engine.address(), {"--watch"},
-                              "STREAM\n"
-                              "ENABLE STREAM=$STREAM METRIC=work.requests\n"
-                              "ENABLE STREAM=$STREAM METRIC=work.requests" +
-                                  focus(w1) + "\nENABLE STREAM=$STREAM METRIC=work.requests" +
-                                  focus(w2) + "\n");
-  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 4; }));
+  auto watcher = watch_whole_and_each(engine.address(), w1, w2);
   std::vector<std::vector<double>> hs;
   std::vector<std::size_t> compared;
   REQUIRE(eventually([&] {
@@ -329,15 +323,9 @@ TEST_CASE("relay: one search over the processes of daemons on three hosts folds 
   process search({PERFDM_BINARY, "search", "--publish", "127.0.0.1:0", "--daemons", "3",
                   "--daemons-wait", "15", "--seconds", "8", "--json"},
                  "", "cluster_search");
-  const std::string marker = "publishing on 127.0.0.1:";
-  std::string upstream;
-  REQUIRE(eventually([&] {
-    auto text = search.err();
-    auto at = text.find(marker);
-    if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
-    upstream = "127.0.0.1:" + std::to_string(std::stoi(text.substr(at + marker.size())));
-    return true;
-  }));
+  int port = 0;
+  REQUIRE(eventually([&] { return (port = remote_test::published_port(search)) != 0; }));
+  const std::string upstream = "127.0.0.1:" + std::to_string(port);
   relay_process relay(upstream, "relay-ab");
   auto host_daemon = [&](const std::string& host, const std::string& up, const process& p) {
     return std::make_unique<process>(
@@ -395,15 +383,9 @@ TEST_CASE("relay: one search over two hosts whose processes have the same pid co
                   "--daemons-wait", "10", "--seconds", "6", "--json", "--pid",
                   std::to_string(own.pid()), "--record", recording},
                  "", "pidns_search");
-  const std::string marker = "publishing on 127.0.0.1:";
-  std::string upstream;
-  REQUIRE(eventually([&] {
-    auto text = search.err();
-    auto at = text.find(marker);
-    if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
-    upstream = "127.0.0.1:" + std::to_string(std::stoi(text.substr(at + marker.size())));
-    return true;
-  }));
+  int port = 0;
+  REQUIRE(eventually([&] { return (port = remote_test::published_port(search)) != 0; }));
+  const std::string upstream = "127.0.0.1:" + std::to_string(port);
   // sh is the namespace's pid 1, then hostname (2) and the job (3), then the daemon: 4 on
   // host a, 5 on host b (after /bin/true). The daemons' pids must differ: CAF names a node by
   // its machine (its network interfaces, shared here) and pid, and two daemons of one name

@@ -2,6 +2,9 @@
 // below it — and readings of the engine's DATA and TOPOLOGY replies.
 #pragma once
 
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -28,14 +31,7 @@ class relay_process {
                  "--name", name},
                 extra),
            "", "relay") {
-    const std::string marker = "publishing on 127.0.0.1:";
-    bool up = eventually([&] {
-      auto text = p_.err();
-      auto at = text.find(marker);
-      if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
-      port_ = std::stoi(text.substr(at + marker.size()));
-      return true;
-    });
+    bool up = eventually([&] { return (port_ = remote_test::published_port(p_)) != 0; });
     if (!up) throw std::runtime_error("the relay did not publish: " + p_.err());
   }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
@@ -69,18 +65,46 @@ inline std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-inline std::vector<double> buckets(const std::string& engine, int mi) {
+// The buckets of MI `mi` as DATA prints them ("" when it printed no histogram).
+inline std::string histogram_text(const std::string& engine, int mi) {
   auto r = run_client(engine, {"DATA", "MI=" + std::to_string(mi)});
   std::smatch m;
+  if (!std::regex_search(r.out, m, std::regex(">([^<]*)</HISTOGRAM>"))) return "";
+  return m[1].str();
+}
+
+// The buckets of MI `mi` up to the first empty one.
+inline std::vector<double> buckets(const std::string& engine, int mi) {
+  std::istringstream in(histogram_text(engine, mi));
   std::vector<double> out;
-  if (!std::regex_search(r.out, m, std::regex(">([^<]*)</HISTOGRAM>"))) return out;
-  std::istringstream in(m[1].str());
   for (double v; in >> v;) out.push_back(v);
+  return out;
+}
+
+// Every bucket of MI `mi`, an empty one as NaN.
+inline std::vector<double> all_buckets(const std::string& engine, int mi) {
+  std::istringstream in(histogram_text(engine, mi));
+  std::vector<double> out;
+  for (std::string word; in >> word;) out.push_back(std::strtod(word.c_str(), nullptr));
   return out;
 }
 
 inline std::string focus(const test::workload& w) {
   return " FOCUS=/Process/perfdm_workload{" + std::to_string(w.pid) + "}";
+}
+
+// A watcher that enabled work.requests over the whole program (MI 0) and over each of two
+// workloads (MIs 1 and 2), once its four replies came.
+inline std::unique_ptr<process> watch_whole_and_each(const std::string& engine,
+                                                     const test::workload& w1,
+                                                     const test::workload& w2) {
+  auto watcher = remote_test::start_client(
+      engine, {"--watch"},
+      "STREAM\nENABLE STREAM=$STREAM METRIC=work.requests\nENABLE STREAM=$STREAM "
+      "METRIC=work.requests" +
+          focus(w1) + "\nENABLE STREAM=$STREAM METRIC=work.requests" + focus(w2) + "\n");
+  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 4; }));
+  return watcher;
 }
 
 // The attribute `key` of the NODE named `name` in a TOPOLOGY reply ("" when no such node).

@@ -100,19 +100,25 @@ class process {
   std::string in_path_, out_path_, err_path_;
 };
 
+// The port a process (engine, relay, search) printed on its standard error after
+// "publishing on 127.0.0.1:", once that line is whole; 0 until then.
+inline int published_port(const process& p) {
+  const std::string marker = "publishing on 127.0.0.1:";
+  auto text = p.err();
+  auto at = text.find(marker);
+  if (at == std::string::npos || text.find('\n', at) == std::string::npos) return 0;
+  return std::stoi(text.substr(at + marker.size()));
+}
+
 // `perfdm engine --publish 127.0.0.1:0 EXTRA...`; the port is read from its standard error.
 class published_engine {
  public:
   explicit published_engine(std::vector<std::string> extra = {})
       : log_path_(temp_path("remote_engine_" + std::to_string(++serial()) + ".log")),
         p_(args(extra), "", "remote_engine") {
-    const std::string marker = "perfdm: publishing on 127.0.0.1:";
     bool up = eventually([&] {
-      auto text = p_.err();
-      auto at = text.find(marker);
-      if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
-      port_ = static_cast<std::uint16_t>(std::stoul(text.substr(at + marker.size())));
-      return true;
+      port_ = static_cast<std::uint16_t>(published_port(p_));
+      return port_ != 0;
     });
     if (!up) throw std::runtime_error("the engine did not publish: " + p_.err());
   }

@@ -26,15 +26,9 @@ TEST_CASE("search: when fewer daemons than --daemons join it says how many and s
   process search({PERFDM_BINARY, "search", "--publish", "127.0.0.1:0", "--daemons", "2",
                   "--daemons-wait", "4", "--seconds", "1", "--json"},
                  "", "search_one_daemon");
-  const std::string marker = "publishing on 127.0.0.1:";
-  std::string upstream;
-  REQUIRE(eventually([&] {
-    auto text = search.err();
-    auto at = text.find(marker);
-    if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
-    upstream = "127.0.0.1:" + std::to_string(std::stoi(text.substr(at + marker.size())));
-    return true;
-  }));
+  int port = 0;
+  REQUIRE(eventually([&] { return (port = remote_test::published_port(search)) != 0; }));
+  const std::string upstream = "127.0.0.1:" + std::to_string(port);
   process daemon({PERFDM_BINARY, "daemon", "--upstream", upstream, "--name", "node-s1", "--pid",
                   std::to_string(job.pid())},
                  "", "search_daemon");
