@@ -90,6 +90,32 @@ char thread_state(int pid, int tid) {
 // once it stops.
 enum class stop_outcome { stopped, gone, refused, late };
 
+enum class seen { nothing, stopped, gone };
+
+// What thread `tid`, traced by this thread, shows now: its stop or its end by its
+// notification (taken here; `signal` set to the signal it stopped for instead of the
+// interrupt), or, with `ask_proc`, by its /proc state: 't' is stopped, whoever took the
+// notification; '?', 'Z', 'X' are gone, as is a thread this thread no longer traces (ECHILD:
+// another waiter reaped its end).
+seen look_for_stop(int pid, int tid, bool ask_proc, int& signal) {
+  int status = 0;
+  pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+  if (r == tid) {
+    if (WIFEXITED(status) || WIFSIGNALED(status)) return seen::gone;
+    if (WIFSTOPPED(status)) {
+      // The interrupt's stop (PTRACE_EVENT_STOP), or a signal that came first.
+      if ((status >> 16) != PTRACE_EVENT_STOP) signal = WSTOPSIG(status);
+      return seen::stopped;
+    }
+  }
+  if (r < 0 && errno == ECHILD) return seen::gone;
+  if (!ask_proc) return seen::nothing;
+  char state = thread_state(pid, tid);
+  if (state == 't') return seen::stopped;
+  if (state == '?' || state == 'Z' || state == 'X') return seen::gone;
+  return seen::nothing;
+}
+
 // Stops thread `tid` of `pid` for its unwind: PTRACE_SEIZE, PTRACE_INTERRUPT, and a wait for
 // the stop on that tid alone (__WALL | WNOHANG, never -1). The stop notification may be taken
 // by another thread of this process waiting for any child (waitpid(-1) sees the stops of every
@@ -113,26 +139,17 @@ stop_outcome stop_thread(int pid, int tid, int& signal, std::string& error) {
   auto next_look = start + 1'000'000;  // /proc is asked after 1 ms, then every millisecond
   std::int64_t pause_ns = 5'000;       // 5 µs, doubling up to 200 µs
   for (;;) {
-    int status = 0;
-    pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
-    if (r == tid) {
-      if (WIFEXITED(status) || WIFSIGNALED(status)) return stop_outcome::gone;
-      if (WIFSTOPPED(status)) {
-        // The interrupt's stop (PTRACE_EVENT_STOP), or a signal that came first.
-        if ((status >> 16) != PTRACE_EVENT_STOP) signal = WSTOPSIG(status);
-        return stop_outcome::stopped;
-      }
-    }
     auto now = monotonic_ns();
-    // No notification for us (yet): another waiter may have taken it. /proc knows.
-    if (now >= next_look) {
-      next_look = now + 1'000'000;
-      char state = thread_state(pid, tid);
-      if (state == 't') return stop_outcome::stopped;
-      if (state == '?' || state == 'Z' || state == 'X') {
+    bool ask_proc = now >= next_look;
+    if (ask_proc) next_look = now + 1'000'000;
+    switch (look_for_stop(pid, tid, ask_proc, signal)) {
+      case seen::stopped:
+        return stop_outcome::stopped;
+      case seen::gone:
         ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
         return stop_outcome::gone;
-      }
+      case seen::nothing:
+        break;
     }
     if (now - start > stop_timeout_ns) {
       error = "it did not stop within 0.5 s";
@@ -154,22 +171,17 @@ void detach_thread(int tid, int signal) {
 // A late thread (stop_outcome::late) now: let go if it has stopped since (true), forgotten if
 // it is gone (true), kept otherwise (false).
 bool release_if_stopped(int pid, int tid) {
-  int status = 0;
-  pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
-  if (r == tid) {
-    if (WIFEXITED(status) || WIFSIGNALED(status)) return true;
-    if (WIFSTOPPED(status)) {
-      detach_thread(tid, (status >> 16) != PTRACE_EVENT_STOP ? WSTOPSIG(status) : 0);
+  int signal = 0;
+  switch (look_for_stop(pid, tid, true, signal)) {
+    case seen::stopped:
+      detach_thread(tid, signal);
       return true;
-    }
+    case seen::gone:
+      return true;
+    case seen::nothing:
+      break;
   }
-  if (r < 0 && errno == ECHILD) return true;  // not traced by this thread any more: gone
-  char state = thread_state(pid, tid);
-  if (state == 't') {
-    detach_thread(tid, 0);
-    return true;
-  }
-  return state == '?' || state == 'Z' || state == 'X';
+  return false;
 }
 
 // The symbol part of a frame: everything but the pc, cached by (adjusted) pc.
