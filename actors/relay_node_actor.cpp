@@ -256,17 +256,10 @@ class relay_node : public caf::event_based_actor {
 
   void take(std::vector<sample>& complete) {
     if (complete.empty()) return;
-    arm_flush();
+    if (buffer_.empty())
+      delayed_send(this, options_.flush_period, flush_atom::value, ++batch_id_);
     buffer_.insert(buffer_.end(), complete.begin(), complete.end());
     if (buffer_.size() >= options_.batch) flush();
-  }
-
-  // A flush flush_period from now, unless one is on its way (a timer re-armed at every
-  // message would never fire while children keep sending).
-  void arm_flush() {
-    if (flush_armed_) return;
-    flush_armed_ = true;
-    delayed_send(this, options_.flush_period, flush_atom::value, ++batch_id_);
   }
 
   // Engine time now on this node's wall clock (the engine's origin came with the update).
@@ -288,7 +281,6 @@ class relay_node : public caf::event_based_actor {
 
   void flush() {
     ++batch_id_;
-    flush_armed_ = false;
     if (!upstream_ || reconnecting_) return;  // reconnecting: the batch waits for the new one
     const time_ns w = watermark();
     if (buffer_.empty() && w <= sent_watermark_) return;
@@ -355,7 +347,6 @@ class relay_node : public caf::event_based_actor {
   source_update last_;
   bool have_update_ = false;
   double origin_ = 0;
-  bool flush_armed_ = false;  // a flush_atom for batch_id_ is on its way
   std::vector<sample> buffer_;
   std::uint64_t batch_id_ = 0;
   std::uint64_t received_ = 0;
