@@ -329,7 +329,8 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       auto& s = self->state;
       window_answer a;
       a.pid = s.info.pid;
-      a.host = native::host_part();  // with the pid, the process (another host may share it)
+      // With the pid, the process (another host may share it): its host as its resources name it.
+      a.host = s.pc->process().host;
       for (auto& f : q.foci) {
         auto c = s.window->count(native::parse_pc_focus(f), q.since);
         a.counts.push_back(evidence_counts{s.info.pid, c.ticks, c.runs, c.syncs, c.ios,

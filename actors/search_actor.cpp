@@ -394,7 +394,7 @@ class search_actor : public caf::event_based_actor {
     gathering_ = true;
     gather_again_ = false;
     // The call graph and the windows are asked at once: each waits for the slowest daemon of
-    // a tree (up to 3 s), so one after the other made a round twice as long. Their notes go
+    // a tree (up to tree_gather_wait), so one after the other made a round twice as long. Their notes go
     // in one order, the calls first, once both are in.
     auto round = std::make_shared<evidence_round>();
     round->notes.resize(slots_.size());
