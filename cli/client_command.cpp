@@ -1,5 +1,6 @@
 #include "cli/client_command.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -11,6 +12,7 @@
 #include <caf/stateful_actor.hpp>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <future>
@@ -261,13 +263,6 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
   }
-  // A closed port or an unreachable host is said as such; past this, with TLS, a failed
-  // connection is the TLS handshake's refusal.
-  if (std::string why;
-      !tcp_reachable(*where, o.timeout_seconds > 0 ? o.timeout_seconds : 30, why)) {
-    err << "perfdm client: cannot connect to " << o.address << ": " << why << '\n';
-    return 2;
-  }
   remote_peer_config cfg(o.remote);
   caf::actor_system sys{cfg};
   const auto wait = o.timeout_seconds > 0
@@ -275,7 +270,19 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
                         : std::chrono::duration<double>(std::chrono::hours(24 * 365 * 10));
   const auto reply_wait = std::chrono::duration_cast<std::chrono::milliseconds>(wait);
 
+  const auto connecting = std::chrono::steady_clock::now();
   auto connected = connect_remote_dm(sys, *where, o.remote, wait);
+  // A closed port or an unreachable host is said as such; past this, with TLS, a failed
+  // connection is the TLS handshake's refusal.
+  if (!connected || !*connected) {
+    const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - connecting;
+    if (auto why = unreachable_reason(*where, std::max(1.0, std::round(waited.count())));
+        !why.empty()) {
+      err << "perfdm client: cannot connect to " << o.address << ": " << why << std::endl;
+      if (!connected) std::_Exit(2);  // the connecting thread stays blocked inside CAF
+      return 2;
+    }
+  }
   if (!connected) {
     err << "perfdm client: " << o.address << " did not answer the connection within "
         << o.timeout_seconds << " s" << std::endl;

@@ -91,11 +91,6 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
     err << "perfdm daemon: " << problem << '\n';
     return 2;
   }
-  std::string why;
-  if (!tcp_reachable(*address, o.connect_timeout_seconds, why)) {
-    err << "perfdm daemon: cannot reach the engine at " << o.upstream << ": " << why << '\n';
-    return 2;
-  }
   remote_peer_config cfg(o.remote);
   caf::actor_system sys{cfg};
   caf::actor relay;
@@ -114,6 +109,13 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
   // A peer that accepts but never answers costs the timeout, not a daemon hanging.
   auto connected = connect_remote_dm(sys, address, o.remote,
                                      std::chrono::duration<double>(o.connect_timeout_seconds));
+  if (!connected || !*connected) {
+    if (auto why = unreachable_reason(address, o.connect_timeout_seconds); !why.empty()) {
+      err << "perfdm daemon: cannot reach the engine at " << o.upstream << ": " << why << '\n';
+      if (!connected) std::_Exit(2);  // the connecting thread stays blocked inside CAF
+      return 2;
+    }
+  }
   if (!connected) {
     err << "perfdm daemon: " << o.upstream << " accepted but did not answer as a perfdm engine\n";
     std::_Exit(2);  // the connecting thread stays blocked inside CAF: leave without it
@@ -201,8 +203,11 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
     if (!idle) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   self->request(relay, std::chrono::seconds(2), relay_sums_atom::value)
-      .receive([&](const std::string& sums) { err << "perfdm daemon: forwarded sums by MI: " << sums << '\n'; },
-               [](caf::error&) {});
+      .receive(
+          [&](const std::string& sums) {
+            err << "perfdm daemon: forwarded sums by MI: " << sums << '\n';
+          },
+          [](caf::error&) {});
   return status;
 }
 

@@ -5,7 +5,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace perfdm {
@@ -62,6 +64,18 @@ bool tcp_reachable(const host_port& a, double seconds, std::string& why) {
   }
   freeaddrinfo(found);
   return ok;
+}
+
+std::string unreachable_reason(const host_port& a, double waited) {
+  // The connection already had its time: a short look says whether anything listens.
+  std::string why;
+  if (tcp_reachable(a, std::min(waited, 1.0), why)) return "";
+  if (why.rfind("no answer within", 0) == 0) {
+    char text[64];
+    std::snprintf(text, sizeof text, "no answer within %g s", waited);
+    why = text;
+  }
+  return why;
 }
 
 }  // namespace perfdm

@@ -37,14 +37,21 @@ int run_relay(caf::actor_system& sys, const relay_command_options& o, const host
               std::uint16_t& port, std::ostream& err) {
   auto connected = connect_remote_dm(sys, up, o.remote,
                                      std::chrono::duration<double>(o.connect_timeout_seconds));
+  if (!connected || !*connected) {
+    if (auto why = unreachable_reason(up, o.connect_timeout_seconds); !why.empty()) {
+      err << "perfdm relay: cannot reach the upstream at " << o.upstream << ": " << why << '\n';
+      if (!connected) std::_Exit(2);  // the connecting thread stays blocked inside CAF
+      return 2;
+    }
+  }
   if (!connected) {
     err << "perfdm relay: " << o.upstream << " accepted but did not answer as a perfdm engine\n";
     std::_Exit(2);  // the connecting thread stays blocked inside CAF: leave without it
   }
   auto& upstream = *connected;
   if (!upstream) {
-    err << "perfdm relay: " << o.upstream << " is no perfdm engine: " << sys.render(upstream.error())
-        << '\n';
+    err << "perfdm relay: " << o.upstream
+        << " is no perfdm engine: " << sys.render(upstream.error()) << '\n';
     return 2;
   }
   relay_node_options ro;
@@ -65,9 +72,8 @@ int run_relay(caf::actor_system& sys, const relay_command_options& o, const host
                });
   if (!ready) return 2;
   bridge = spawn_remote_bridge(sys, node, nullptr);
-  auto published = o.remote.tls()
-                       ? caf::openssl::publish(bridge, where.port, where.host.c_str())
-                       : sys.middleman().publish(bridge, where.port, where.host.c_str());
+  auto published = o.remote.tls() ? caf::openssl::publish(bridge, where.port, where.host.c_str())
+                                  : sys.middleman().publish(bridge, where.port, where.host.c_str());
   if (!published) {
     err << "perfdm relay: cannot publish on " << o.publish << ": " << sys.render(published.error())
         << '\n';
@@ -114,8 +120,7 @@ CLI::App* add_relay_command(CLI::App& app, relay_command_options& o) {
       ->check(CLI::Range(1, 1 << 24));
   r->add_option("--flush-ms", o.flush_ms, "the longest a sample waits before going upstream")
       ->check(CLI::Range(0.1, 10000.0));
-  r->add_option("--connect-timeout", o.connect_timeout_seconds,
-                "seconds to wait for the upstream")
+  r->add_option("--connect-timeout", o.connect_timeout_seconds, "seconds to wait for the upstream")
       ->check(CLI::Range(0.1, 3600.0));
   add_remote_options(*r, o.remote);
   return r;
@@ -135,11 +140,6 @@ int run_relay_command(const relay_command_options& o, std::ostream&, std::ostrea
   }
   if (auto problem = remote_options_problem(o.remote); !problem.empty()) {
     err << "perfdm relay: " << problem << '\n';
-    return 2;
-  }
-  std::string why;
-  if (!tcp_reachable(*up, o.connect_timeout_seconds, why)) {
-    err << "perfdm relay: cannot reach the upstream at " << o.upstream << ": " << why << '\n';
     return 2;
   }
   remote_peer_config cfg(o.remote);
