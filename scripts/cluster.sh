@@ -6,8 +6,10 @@
 # 127.0.0.1. Needs root (or CAP_SYS_ADMIN) for unshare -u; without it, --no-unshare keeps
 # one hostname and names the daemons hostK anyway.
 #
-# Usage: scripts/cluster.sh N [--relays R] [--seconds S] [--enable METRIC] [--no-unshare]
+# Usage: scripts/cluster.sh N [--relays R [--top]] [--seconds S] [--enable METRIC] [--no-unshare]
 #                           [--search S [--json]] [--checktime MS]
+#   --top: one more level, as MRNet puts under a front end: the R relays connect to one top
+#   relay, the only child of the engine (with --seconds, its CPU is printed too).
 #   --search S: one Performance Consultant search over the whole cluster instead of an engine
 #   (`perfdm search --publish … --daemons N --seconds S`): every daemon then watches one
 #   examples/cluster/cluster_job process, and host N's misbehaves (waits for a lock); the
@@ -25,13 +27,14 @@
 set -u
 N=${1:?usage: cluster.sh N [--relays R] [--seconds S] [--no-unshare]}
 shift
-RELAYS=0 SECONDS_TO_RUN="" UNSHARE=1 ENABLE="" SEARCH="" JSON="" CHECKTIME=""
+RELAYS=0 TOP="" SECONDS_TO_RUN="" UNSHARE=1 ENABLE="" SEARCH="" JSON="" CHECKTIME=""
 while [ $# -gt 0 ]; do
   case $1 in
     --search) SEARCH=$2; shift 2 ;;
     --json) JSON=--json; shift ;;
     --checktime) CHECKTIME=$2; shift 2 ;;
     --relays) RELAYS=$2; shift 2 ;;
+    --top) TOP=1; shift ;;
     --seconds) SECONDS_TO_RUN=$2; shift 2 ;;
     --no-unshare) UNSHARE=0; shift ;;
     --enable) ENABLE=$2; shift 2 ;;
@@ -81,8 +84,16 @@ fi
 ENGINE=$!
 EPORT=$(port_of "$DIR/engine.err") || exit 1
 UPSTREAMS=()
+RPORT=$EPORT  # where the relays connect: the engine, or with --top the top relay
+if [ -n "$TOP" ]; then
+  "$PERFDM" relay --upstream 127.0.0.1:$EPORT --publish 127.0.0.1:0 --name relay-top \
+    2>"$DIR/relay-top.err" &
+  TOPRELAY=$!
+  PIDS+=($!)
+  RPORT=$(port_of "$DIR/relay-top.err") || exit 1
+fi
 for r in $(seq "$RELAYS"); do
-  "$PERFDM" relay --upstream 127.0.0.1:$EPORT --publish 127.0.0.1:0 --name "relay$r" \
+  "$PERFDM" relay --upstream 127.0.0.1:$RPORT --publish 127.0.0.1:0 --name "relay$r" \
     2>"$DIR/relay$r.err" &
   PIDS+=($!)
   UPSTREAMS+=("127.0.0.1:$(port_of "$DIR/relay$r.err")") || exit 1
@@ -137,10 +148,14 @@ if [ -z "$SECONDS_TO_RUN" ]; then
   read -r _
   exit 0
 fi
-start_ticks=$(awk '{print $14 + $15}' /proc/$ENGINE/stat)
+ticks_of() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+start_ticks=$(ticks_of "$ENGINE")
+top_start=$([ -n "$TOP" ] && ticks_of "$TOPRELAY" || echo 0)
 start=$(date +%s.%N)
 sleep "$SECONDS_TO_RUN"
-end_ticks=$(awk '{print $14 + $15}' /proc/$ENGINE/stat)
+end_ticks=$(ticks_of "$ENGINE")
+top_end=$([ -n "$TOP" ] && ticks_of "$TOPRELAY" || echo 0)
 elapsed=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN{printf "%.3f", a - b}')
 hz=$(getconf CLK_TCK)
-echo "cluster: registered $(registered) of $N; engine CPU $(awk -v a="$end_ticks" -v b="$start_ticks" -v h="$hz" 'BEGIN{printf "%.3f", (a - b) / h}') s over ${elapsed} s"
+echo "cluster: registered $(registered) of $N; engine CPU $(awk -v a="$end_ticks" -v b="$start_ticks" -v h="$hz" 'BEGIN{printf "%.3f", (a - b) / h}') s over ${elapsed} s$(
+  [ -n "$TOP" ] && awk -v a="$top_end" -v b="$top_start" -v h="$hz" 'BEGIN{printf "; top relay CPU %.3f s", (a - b) / h}')"
