@@ -1,20 +1,13 @@
 #include "actors/native_source_actor.hpp"
 
+#include <caf/stateful_actor.hpp>
 #include <set>
 
-#include <caf/stateful_actor.hpp>
-
 #include "actors/source_registration.hpp"
-#include "sources/callgraph_report.hpp"
-#include "sources/flame_feed.hpp"
-#include "sources/flame_reports.hpp"
-#include "sources/pc_sample_builder.hpp"
-#include "messages/evidence_messages.hpp"
-#include "window/sample_window.hpp"
 #include "dm/histogram.hpp"
-#include "sources/proc_sample_builder.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/evidence_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/source_messages.hpp"
 #include "native/call_graph.hpp"
@@ -22,6 +15,12 @@
 #include "native/pc_resources.hpp"
 #include "native/proc_stats.hpp"
 #include "native/thread_states.hpp"
+#include "sources/callgraph_report.hpp"
+#include "sources/flame_feed.hpp"
+#include "sources/flame_reports.hpp"
+#include "sources/pc_sample_builder.hpp"
+#include "sources/proc_sample_builder.hpp"
+#include "window/sample_window.hpp"
 
 namespace perfdm {
 
@@ -33,8 +32,8 @@ using release_tick_atom = caf::atom_constant<caf::atom("natlate")>;
 
 caf::error native_failure(const native::native_error& e) {
   auto code = e.code == native::native_errc::no_such_process ? dm_error::unknown_target
-              : e.code == native::native_errc::not_permitted  ? dm_error::not_allowed
-                                                               : dm_error::internal;
+              : e.code == native::native_errc::not_permitted ? dm_error::not_allowed
+                                                             : dm_error::internal;
   return make_dm_error(code, e.what());
 }
 
@@ -48,15 +47,15 @@ struct native_source_state {
   native_settings settings;
   std::shared_ptr<native::stack_sampler> sampler;
   std::unique_ptr<proc_sample_builder> proc;
-  std::unique_ptr<pc_sample_builder> pc;  // the Performance Consultant's metrics
+  std::unique_ptr<pc_sample_builder> pc;          // the Performance Consultant's metrics
   std::unique_ptr<window::sample_window> window;  // its evidence: the recent stack samples
   native::call_graph calls;
   native::cpu_profile profile;
   native::thread_state_table thread_states;
   // The call paths per phase, slice, thread and state (FLAMEGRAPH, TIMELINE, the log).
   std::shared_ptr<profile::call_path_store> flame = std::make_shared<profile::call_path_store>();
-  std::int64_t cost_ns = 0;        // what the stack samples cost the program, all together
-  native::stack_snapshot last;     // the latest stack sample (kept when the process exits)
+  std::int64_t cost_ns = 0;            // what the stack samples cost the program, all together
+  native::stack_snapshot last;         // the latest stack sample (kept when the process exits)
   std::uint64_t stack_generation = 0;  // a stack tick of an older generation is stale
   std::unique_ptr<native::sampling_delay> delay;
   time_ns interval = base_bucket_width;
@@ -134,8 +133,7 @@ stacks_report native_source_state::stacks_of(const native::stack_snapshot& snap)
 namespace {
 
 caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self, caf::actor dm,
-                                  process_info info,
-                                  std::shared_ptr<native::stack_sampler> sampler,
+                                  process_info info, std::shared_ptr<native::stack_sampler> sampler,
                                   native_options options, caf::actor registry,
                                   native_settings settings) {
   auto& st = self->state;
@@ -204,187 +202,191 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
     release_late_soon();
     ++s.stack_generation;
     if (!s.stack_sampling()) return;
-    self->delayed_send(self, std::chrono::nanoseconds(s.delay->next_ns()),
-                       stack_tick_atom::value, s.stack_generation);
+    self->delayed_send(self, std::chrono::nanoseconds(s.delay->next_ns()), stack_tick_atom::value,
+                       s.stack_generation);
   };
 
   return {
-    [=](native_start_atom) -> caf::result<ok_reply> {
-      auto rp = self->make_response_promise<ok_reply>();
-      auto& s = self->state;
-      std::vector<source_definition> definitions{define_resource{s.info.resource}};
-      for (auto& m : proc_sample_builder::metrics())
-        definitions.emplace_back(define_metric{m.name, m.style, m.units});
-      for (auto& m : native::pc_metric_definitions())
-        definitions.emplace_back(define_metric{
-            m.name, m.counter ? metric_style::counter : metric_style::sampled, m.units});
-      for (auto& r : s.pc->initial_resources()) definitions.emplace_back(define_resource{r});
-      define_and_register(
-          self, s.dm, definitions,
-          [=]() mutable {
-            auto& s = self->state;
-            s.started = true;
-            try {
-              define_threads(native::thread_ids(s.info.pid));
-            } catch (const native::native_error&) {
-              // It exited: the first tick finds out and ends the source.
+      [=](native_start_atom) -> caf::result<ok_reply> {
+        auto rp = self->make_response_promise<ok_reply>();
+        auto& s = self->state;
+        std::vector<source_definition> definitions{define_resource{s.info.resource}};
+        for (auto& m : proc_sample_builder::metrics())
+          definitions.emplace_back(define_metric{m.name, m.style, m.units});
+        for (auto& m : native::pc_metric_definitions())
+          definitions.emplace_back(define_metric{
+              m.name, m.counter ? metric_style::counter : metric_style::sampled, m.units});
+        for (auto& r : s.pc->initial_resources()) definitions.emplace_back(define_resource{r});
+        define_and_register(
+            self, s.dm, definitions,
+            [=]() mutable {
+              auto& s = self->state;
+              s.started = true;
+              try {
+                define_threads(native::thread_ids(s.info.pid));
+              } catch (const native::native_error&) {
+                // It exited: the first tick finds out and ends the source.
+              }
+              schedule_stack();
+              rp.deliver(ok_reply{});
+            },
+            [=](caf::error& e) mutable { rp.deliver(e); });
+        return rp;
+      },
+      [=](source_update& u) {
+        auto& s = self->state;
+        if (u.interval > 0) s.interval = to_ns(u.interval);
+        s.proc->set_collecting(u.mis);
+        s.pc->set_collecting(u.mis);
+        if (!s.proc_ticking) {
+          s.proc_ticking = true;
+          self->send(self, proc_tick_atom::value);
+        }
+      },
+      // Once per sampling interval: read what is enabled and send it; check the process is
+      // still there even when nothing is enabled.
+      [=](proc_tick_atom) {
+        auto& s = self->state;
+        if (s.ended) return;
+        if (!native::process_alive(s.info.pid)) return finish(true);
+        if (s.proc->collecting() && s.settings.monitor) {
+          try {
+            auto options = s.proc->needs();
+            auto stats = native::read_process_stats(s.info.pid, options);
+            auto t = s.engine_time(native::monotonic_ns());
+            std::vector<sample> out;
+            s.proc->add(stats, t, out);
+            if (options.threads) {
+              std::vector<int> tids;
+              for (auto& th : stats.per_thread) tids.push_back(th.tid);
+              define_threads(tids);
             }
-            schedule_stack();
-            rp.deliver(ok_reply{});
-          },
-          [=](caf::error& e) mutable { rp.deliver(e); });
-      return rp;
-    },
-    [=](source_update& u) {
-      auto& s = self->state;
-      if (u.interval > 0) s.interval = to_ns(u.interval);
-      s.proc->set_collecting(u.mis);
-      s.pc->set_collecting(u.mis);
-      if (!s.proc_ticking) {
-        s.proc_ticking = true;
-        self->send(self, proc_tick_atom::value);
-      }
-    },
-    // Once per sampling interval: read what is enabled and send it; check the process is
-    // still there even when nothing is enabled.
-    [=](proc_tick_atom) {
-      auto& s = self->state;
-      if (s.ended) return;
-      if (!native::process_alive(s.info.pid)) return finish(true);
-      if (s.proc->collecting() && s.settings.monitor) {
-        try {
-          auto options = s.proc->needs();
-          auto stats = native::read_process_stats(s.info.pid, options);
-          auto t = s.engine_time(native::monotonic_ns());
-          std::vector<sample> out;
-          s.proc->add(stats, t, out);
-          if (options.threads) {
-            std::vector<int> tids;
-            for (auto& th : stats.per_thread) tids.push_back(th.tid);
-            define_threads(tids);
+            if (!out.empty())
+              self->request(s.dm, caf::infinite, source_samples{std::move(out)})
+                  .then([](samples_ack&) {}, [](caf::error&) {});
+          } catch (const native::native_error& e) {
+            if (e.code == native::native_errc::no_such_process) return finish(true);
+            // Anything else (a /proc line it cannot read) costs this reading only.
           }
-          if (!out.empty())
-            self->request(s.dm, caf::infinite, source_samples{std::move(out)})
+        }
+        // The next reading just after the next interval boundary in engine time, not one
+        // interval from now: every daemon's samples then end together, and a relay over 8 of
+        // them completes each interval once, not once per child's report (through 8 relays
+        // the engine got about as many messages as from 64 daemons flat).
+        auto now = s.engine_time(native::monotonic_ns());
+        auto delay = s.interval;
+        if (now >= 0 && s.interval > 0)
+          delay = (now / s.interval + 1) * s.interval - now + 1'000'000;
+        self->delayed_send(self, std::chrono::nanoseconds(delay), proc_tick_atom::value);
+      },
+      [=](stack_tick_atom, std::uint64_t generation) {
+        auto& s = self->state;
+        if (generation != s.stack_generation || !s.stack_sampling()) return;
+        try {
+          const auto& settings = s.settings;
+          auto snap = s.sampler->sample(s.options.max_depth,
+                                        [&settings](int tid) { return settings.uses(tid); });
+          double covered =
+              s.last_stack_ns == 0 ? 0 : to_seconds(snap.monotonic_ns - s.last_stack_ns);
+          s.last_stack_ns = snap.monotonic_ns;
+          s.profile.add(snap, covered, to_seconds(s.engine_time(snap.monotonic_ns)));
+          s.thread_states.add(snap, s.is_io());
+          add_to_flame(*s.flame, snap, to_seconds(s.engine_time(snap.monotonic_ns)), s.is_io());
+          for (auto& t : snap.threads) s.calls.add_stack(t.frames);
+          std::vector<sample> pc_samples;
+          std::vector<native::sampled_thread> described;
+          define_resources(s.pc->on_stack_sample(snap, s.is_io(), covered,
+                                                 s.engine_time(snap.monotonic_ns), s.interval,
+                                                 pc_samples, &described));
+          s.window->add(s.engine_time(snap.monotonic_ns), covered, described);
+          if (!pc_samples.empty())
+            self->request(s.dm, caf::infinite, source_samples{std::move(pc_samples)})
                 .then([](samples_ack&) {}, [](caf::error&) {});
+          // Reading new modules is a one-off, not the cost of sampling: it must not stretch
+          // the delay (a program started held loads its libraries after the first sample).
+          if (!snap.modules_changed) s.delay->record_cost(snap.cost_ns);
+          s.cost_ns += snap.cost_ns;
+          std::vector<int> tids;  // threads started since: a front end may focus on them
+          for (auto& t : snap.threads) tids.push_back(t.tid);
+          define_threads(tids);
+          s.last = std::move(snap);
         } catch (const native::native_error& e) {
           if (e.code == native::native_errc::no_such_process) return finish(true);
-          // Anything else (a /proc line it cannot read) costs this reading only.
+          // Not permitted any more, or libdw gave up on this sample: try again later.
         }
-      }
-      // The next reading just after the next interval boundary in engine time, not one
-      // interval from now: every daemon's samples then end together, and a relay over 8 of
-      // them completes each interval once, not once per child's report (through 8 relays
-      // the engine got about as many messages as from 64 daemons flat).
-      auto now = s.engine_time(native::monotonic_ns());
-      auto delay = s.interval;
-      if (now >= 0 && s.interval > 0) delay = (now / s.interval + 1) * s.interval - now + 1'000'000;
-      self->delayed_send(self, std::chrono::nanoseconds(delay), proc_tick_atom::value);
-    },
-    [=](stack_tick_atom, std::uint64_t generation) {
-      auto& s = self->state;
-      if (generation != s.stack_generation || !s.stack_sampling()) return;
-      try {
-        const auto& settings = s.settings;
-        auto snap = s.sampler->sample(s.options.max_depth,
-                                      [&settings](int tid) { return settings.uses(tid); });
-        double covered = s.last_stack_ns == 0
-                             ? 0
-                             : to_seconds(snap.monotonic_ns - s.last_stack_ns);
-        s.last_stack_ns = snap.monotonic_ns;
-        s.profile.add(snap, covered, to_seconds(s.engine_time(snap.monotonic_ns)));
-        s.thread_states.add(snap, s.is_io());
-        add_to_flame(*s.flame, snap, to_seconds(s.engine_time(snap.monotonic_ns)), s.is_io());
-        for (auto& t : snap.threads) s.calls.add_stack(t.frames);
-        std::vector<sample> pc_samples;
-        std::vector<native::sampled_thread> described;
-        define_resources(s.pc->on_stack_sample(snap, s.is_io(), covered,
-                                               s.engine_time(snap.monotonic_ns), s.interval,
-                                               pc_samples, &described));
-        s.window->add(s.engine_time(snap.monotonic_ns), covered, described);
-        if (!pc_samples.empty())
-          self->request(s.dm, caf::infinite, source_samples{std::move(pc_samples)})
-              .then([](samples_ack&) {}, [](caf::error&) {});
-        // Reading new modules is a one-off, not the cost of sampling: it must not stretch
-        // the delay (a program started held loads its libraries after the first sample).
-        if (!snap.modules_changed) s.delay->record_cost(snap.cost_ns);
-        s.cost_ns += snap.cost_ns;
-        std::vector<int> tids;  // threads started since: a front end may focus on them
-        for (auto& t : snap.threads) tids.push_back(t.tid);
-        define_threads(tids);
-        s.last = std::move(snap);
-      } catch (const native::native_error& e) {
-        if (e.code == native::native_errc::no_such_process) return finish(true);
-        // Not permitted any more, or libdw gave up on this sample: try again later.
-      }
-      schedule_stack();
-    },
-    [=](release_tick_atom) {
-      self->state.release_scheduled = false;
-      if (self->state.sampler) self->state.sampler->release_late();
-      release_late_soon();
-    },
-    [=](profile_request&) { return self->state.profile_report(); },
-    // The search's evidence: the window's counts at each focus since the search began.
-    [=](window_query& q) {
-      auto& s = self->state;
-      window_answer a;
-      a.pid = s.info.pid;
-      // With the pid, the process (another host may share it): its host as its resources name it.
-      a.host = s.pc->process().host;
-      for (auto& f : q.foci) {
-        auto c = s.window->count(native::parse_pc_focus(f), q.since);
-        a.counts.push_back(evidence_counts{s.info.pid, c.ticks, c.runs, c.syncs, c.ios,
-                                           c.runs_most, c.syncs_most, c.ios_most, c.io_ops,
-                                           c.io_bytes, c.first, c.last, a.host});
-      }
-      auto st = s.window->stats();
-      a.held_ticks = st.ticks;
-      a.evicted_ticks = st.evicted_ticks;
-      a.held_bytes = st.bytes;
-      return a;
-    },
-    [=](callgraph_request&) {
-      return to_callgraph_report(self->state.calls.view(), self->state.info.pid);
-    },
-    // FLAMEGRAPH, TIMELINE and the log's call paths (docs/FLAME.md), and the phases they
-    // are kept by (the registry passes on every phase start).
-    [=](flamegraph_request& x) -> caf::result<flamegraph_report> {
-      auto r = flamegraph_of(*self->state.flame, x);
-      if (auto* why = std::get_if<std::string>(&r)) return make_dm_error(dm_error::bad_argument, *why);
-      return std::get<flamegraph_report>(std::move(r));
-    },
-    [=](timeline_request& x) { return timeline_of(*self->state.flame, x); },
-    [=](flame_export_request& x) { return flame_export_of(*self->state.flame, x.pid); },
-    [=](phase_info& p) { self->state.flame->start_phase(p.id.id, p.start); },
-    // The process's DyPer settings changed (SET, USETHREAD, CLASSES).
-    [=](native_settings& x) {
-      auto& s = self->state;
-      s.settings = std::move(x);
-      s.options.max_depth = s.settings.max_depth;
-      s.delay->set_checktime(s.settings.checktime_ns);
-      schedule_stack();
-    },
-    // A fresh sample of every thread, now.
-    [=](stacks_request&) -> caf::result<stacks_report> {
-      auto& s = self->state;
-      try {
+        schedule_stack();
+      },
+      [=](release_tick_atom) {
+        self->state.release_scheduled = false;
+        if (self->state.sampler) self->state.sampler->release_late();
+        release_late_soon();
+      },
+      [=](profile_request&) { return self->state.profile_report(); },
+      // The search's evidence: the window's counts at each focus since the search began.
+      [=](window_query& q) {
+        auto& s = self->state;
+        window_answer a;
+        a.pid = s.info.pid;
+        // With the pid, the process (another host may share it): its host as its resources name it.
+        a.host = s.pc->process().host;
+        for (auto& f : q.foci) {
+          auto c = s.window->count(native::parse_pc_focus(f), q.since);
+          a.counts.push_back(evidence_counts{s.info.pid, c.ticks, c.runs, c.syncs, c.ios,
+                                             c.runs_most, c.syncs_most, c.ios_most, c.io_ops,
+                                             c.io_bytes, c.first, c.last, a.host});
+        }
+        auto st = s.window->stats();
+        a.held_ticks = st.ticks;
+        a.evicted_ticks = st.evicted_ticks;
+        a.held_bytes = st.bytes;
+        return a;
+      },
+      [=](callgraph_request&) {
+        return to_callgraph_report(self->state.calls.view(), self->state.info.pid);
+      },
+      // FLAMEGRAPH, TIMELINE and the log's call paths (docs/FLAME.md), and the phases they
+      // are kept by (the registry passes on every phase start).
+      [=](flamegraph_request& x) -> caf::result<flamegraph_report> {
+        auto r = flamegraph_of(*self->state.flame, x);
+        if (auto* why = std::get_if<std::string>(&r))
+          return make_dm_error(dm_error::bad_argument, *why);
+        return std::get<flamegraph_report>(std::move(r));
+      },
+      [=](timeline_request& x) { return timeline_of(*self->state.flame, x); },
+      [=](flame_export_request& x) { return flame_export_of(*self->state.flame, x.pid); },
+      [=](phase_info& p) { self->state.flame->start_phase(p.id.id, p.start); },
+      // The process's DyPer settings changed (SET, USETHREAD, CLASSES).
+      [=](native_settings& x) {
+        auto& s = self->state;
+        s.settings = std::move(x);
+        s.options.max_depth = s.settings.max_depth;
+        s.delay->set_checktime(s.settings.checktime_ns);
+        schedule_stack();
+      },
+      // A fresh sample of every thread, now. A thread it could not stop is let go once it
+      // stops, as after a stack tick (with stack sampling off, no tick would).
+      [=](stacks_request&) -> caf::result<stacks_report> {
+        auto& s = self->state;
         if (!s.sampler)
-          return make_dm_error(dm_error::not_allowed,
-                               "process " + std::to_string(s.info.pid) +
-                                   ": stack sampling is off in this engine");
-        return s.stacks_of(s.sampler->sample(s.options.max_depth));
-      } catch (const native::native_error& e) {
-        auto err = native_failure(e);
-        if (e.code == native::native_errc::no_such_process) finish(true);
-        return err;
-      }
-    },
-    [=](unwatch_request&) {
-      auto info = self->state.info;
-      info.watched = false;
-      finish(false);
-      return info;
-    },
+          return make_dm_error(dm_error::not_allowed, "process " + std::to_string(s.info.pid) +
+                                                          ": stack sampling is off in this engine");
+        try {
+          auto report = s.stacks_of(s.sampler->sample(s.options.max_depth));
+          release_late_soon();
+          return report;
+        } catch (const native::native_error& e) {
+          release_late_soon();
+          auto err = native_failure(e);
+          if (e.code == native::native_errc::no_such_process) finish(true);
+          return err;
+        }
+      },
+      [=](unwatch_request&) {
+        auto info = self->state.info;
+        info.watched = false;
+        finish(false);
+        return info;
+      },
   };
 }
 

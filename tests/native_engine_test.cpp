@@ -2,22 +2,23 @@
 // proc.* metrics into histograms, STACKS and PROFILE, UNWATCH, a process that exits while
 // watched, and the errors. Everything real: the test program, /proc, ptrace, the live actor
 // system.
-#include <catch2/catch.hpp>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <string>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "cli/xml_session.hpp"
-#include "tests/live_engine_test_support.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/xml_codec.hpp"
 #include "native_test_process.hpp"
+#include "tests/live_engine_test_support.hpp"
 
 using namespace perfdm;
 using native_test::eventually;
@@ -39,8 +40,12 @@ struct engine : test::live_engine {
 std::string dm(const std::string& command, const std::string& arg = "") {
   return "<DYPER PID='DM' COMMAND='" + command + "'>" + arg + "</DYPER>";
 }
-std::string process(int pid) { return "<PROCESS PID='" + std::to_string(pid) + "'/>"; }
-std::string resource(int pid) { return "/Process/native_target{" + std::to_string(pid) + "}"; }
+std::string process(int pid) {
+  return "<PROCESS PID='" + std::to_string(pid) + "'/>";
+}
+std::string resource(int pid) {
+  return "/Process/native_target{" + std::to_string(pid) + "}";
+}
 
 using test::buckets;
 
@@ -82,7 +87,8 @@ TEST_CASE("WATCH, then proc.cpu_user of the process and of one thread: DATA has 
   target_process t;
   engine e;
   auto watched = e.reply(dm("WATCH", process(t.pid)));
-  REQUIRE_THAT(watched, Catch::Contains("PID='" + std::to_string(t.pid) + "' NAME='native_target'"));
+  REQUIRE_THAT(watched,
+               Catch::Contains("PID='" + std::to_string(t.pid) + "' NAME='native_target'"));
   CHECK_THAT(watched, Catch::Contains("RESOURCE='" + resource(t.pid) + "'"));
   CHECK_THAT(watched, Catch::Contains("ACTIVE='true' WATCHED='true'"));
   // The metrics and the process's resources exist once WATCH answered.
@@ -102,10 +108,10 @@ TEST_CASE("WATCH, then proc.cpu_user of the process and of one thread: DATA has 
                                         resource(t.pid) + "'/>")),
                Catch::Contains("MI ID='0'"));
   e.reply(dm("ENABLE", "<ENABLE STREAM='0' METRIC='proc.threads'/>"));
-  e.reply(dm("ENABLE", "<ENABLE STREAM='0' METRIC='proc.cpu_user' FOCUS='" + resource(t.pid) +
-                           "/" + std::to_string(hot) + "'/>"));
-  e.reply(dm("ENABLE", "<ENABLE STREAM='0' METRIC='proc.cpu_user' FOCUS='" + resource(t.pid) +
-                           "/" + std::to_string(thread_named(t.pid, "nt_sleep")) + "'/>"));
+  e.reply(dm("ENABLE", "<ENABLE STREAM='0' METRIC='proc.cpu_user' FOCUS='" + resource(t.pid) + "/" +
+                           std::to_string(hot) + "'/>"));
+  e.reply(dm("ENABLE", "<ENABLE STREAM='0' METRIC='proc.cpu_user' FOCUS='" + resource(t.pid) + "/" +
+                           std::to_string(thread_named(t.pid, "nt_sleep")) + "'/>"));
   std::vector<double> cpu, threads, hot_cpu, sleep_cpu;
   REQUIRE(eventually([&] {
     cpu = buckets(e.reply(dm("DATA", "<DATA MI='0'/>")));
@@ -118,7 +124,8 @@ TEST_CASE("WATCH, then proc.cpu_user of the process and of one thread: DATA has 
   for (double v : threads)
     if (!std::isnan(v)) CHECK(v == 6);
   CHECK(sum_of(sleep_cpu) < sum_of(hot_cpu));
-  CHECK_THAT(e.reply(dm("UNWATCH", process(t.pid))), Catch::Contains("ACTIVE='false' WATCHED='false'"));
+  CHECK_THAT(e.reply(dm("UNWATCH", process(t.pid))),
+             Catch::Contains("ACTIVE='false' WATCHED='false'"));
   CHECK_THAT(e.reply(dm("PROCESSES")), Catch::Contains("WATCHED='false'"));
   CHECK_FALSE(t.exited());  // the program runs on, unobserved
 }
@@ -145,7 +152,8 @@ TEST_CASE("STACKS shows every thread with its state and the function it is block
     }
     return true;
   }));
-  CHECK_THAT(stacks, Catch::StartsWith("<DYPER_REPLY ID='DM'><THREADS PID='" + std::to_string(t.pid) + "' TIME='"));
+  CHECK_THAT(stacks, Catch::StartsWith("<DYPER_REPLY ID='DM'><THREADS PID='" +
+                                       std::to_string(t.pid) + "' TIME='"));
   CHECK(std::count(stacks.begin(), stacks.end(), '<') > 6 * 3);
   auto hot = thread_element(stacks, "nt_hot");
   CHECK_THAT(hot, Catch::Contains("FUNCTION='native_hot_function'"));
@@ -177,8 +185,8 @@ TEST_CASE("REPORT and SHOWSTACK of a watched process carry its CPU, I/O and thre
   auto threads = std::stoi(m[1].str());
   CHECK(threads >= 6);
   // The live threads of the THREADS section (TIMING lists them again).
-  auto section = report.substr(report.find("<THREADS "),
-                               report.find("</THREADS>") - report.find("<THREADS "));
+  auto section =
+      report.substr(report.find("<THREADS "), report.find("</THREADS>") - report.find("<THREADS "));
   const std::regex thread("<THREAD ID='[0-9]+' NAME='[^']*' STATE='(?!ended)");
   auto listed = std::distance(std::sregex_iterator(section.begin(), section.end(), thread),
                               std::sregex_iterator());
@@ -209,7 +217,8 @@ TEST_CASE("PROFILE: the hot function is on top and its line is detailed", "[nati
   INFO(profile.substr(0, 2000));
   REQUIRE(std::regex_search(profile, m, std::regex("ACTIVE='([0-9]+)'")));
   REQUIRE(std::stoi(m[1]) >= 300);
-  CHECK_THAT(profile, Catch::StartsWith("<DYPER_REPLY ID='DM'><COUNTERS PID='" + std::to_string(t.pid) + "' MONTIME='"));
+  CHECK_THAT(profile, Catch::StartsWith("<DYPER_REPLY ID='DM'><COUNTERS PID='" +
+                                        std::to_string(t.pid) + "' MONTIME='"));
   // The first item (by BASE) is the hot function, its hot line right after it.
   auto first = profile.find("<ITEM ");
   REQUIRE(first != std::string::npos);
@@ -217,8 +226,10 @@ TEST_CASE("PROFILE: the hot function is on top and its line is detailed", "[nati
   auto second = profile.find("<ITEM ", first + 1);
   REQUIRE(second != std::string::npos);
   CHECK(profile.substr(second).rfind(
-            "<ITEM NAME='native_target@native_hot_function@" + std::to_string(hot_line) + "' ", 0) == 0);
-  CHECK_THAT(profile, Catch::Matches(".*<TOTALS STACKS='[0-9]+' ACTIVE='[0-9]+' DETAILED='[1-9][0-9]*'/>.*"));
+            "<ITEM NAME='native_target@native_hot_function@" + std::to_string(hot_line) + "' ",
+            0) == 0);
+  CHECK_THAT(profile, Catch::Matches(
+                          ".*<TOTALS STACKS='[0-9]+' ACTIVE='[0-9]+' DETAILED='[1-9][0-9]*'/>.*"));
 }
 
 TEST_CASE("a watched process that exits: clean errors or its last stacks, the engine keeps running",
@@ -258,6 +269,59 @@ TEST_CASE("a watched process that exits: clean errors or its last stacks, the en
   CHECK_THAT(e.reply(dm("STATUS")), Catch::Contains("<STATUS NOW="));
 }
 
+TEST_CASE("a thread a STACKS request could not stop is let go once it stops, with no stack tick",
+          "[native][engine][ptrace]") {
+  // A child whose one thread waits, uninterruptibly ('D'), for a vfork child that sleeps
+  // 1.5 s: the STACKS sample cannot stop it, and it stops (the interrupt pending) once the
+  // vfork child is gone. With stack sampling effectively off (CHECKTIME one hour) no stack
+  // tick comes to let it go: the STACKS request itself must, or it stays stopped until the
+  // next STACKS, a hang of the watched program.
+  int out[2];
+  REQUIRE(pipe(out) == 0);
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(out[0]);
+    pid_t g = vfork();
+    if (g == 0) {
+      timespec hold{1, 500'000'000};
+      nanosleep(&hold, nullptr);
+      _exit(0);
+    }
+    waitpid(g, nullptr, 0);
+    if (write(out[1], "x", 1) != 1) _exit(1);
+    for (;;) pause();
+  }
+  close(out[1]);
+  struct ending {
+    pid_t child;
+    int fd;
+    ~ending() {
+      kill(child, SIGKILL);
+      waitpid(child, nullptr, 0);
+      close(fd);
+    }
+  } end{child, out[0]};
+  REQUIRE(eventually([&] {
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    auto paren = text.rfind(')');
+    return paren != std::string::npos && text.size() > paren + 2 && text[paren + 2] == 'D';
+  }));
+  engine e(3'600'000'000'000);
+  REQUIRE_THAT(e.reply(dm("WATCH", process(child))), Catch::Contains("WATCHED='true'"));
+  // While the vfork child sleeps: the thread does not stop within the sample's 0.5 s.
+  auto stacks = e.reply(dm("STACKS", process(child)));
+  INFO(stacks);
+  pollfd p{out[0], POLLIN, 0};
+  REQUIRE(poll(&p, 1, 5000) == 1);  // it ran on once the vfork child exited: not held stopped
+  char c = 0;
+  CHECK(read(out[0], &c, 1) == 1);
+  // And it is sampled again: no longer traced by the sampler's thread.
+  CHECK_THAT(e.reply(dm("STACKS", process(child))),
+             Catch::Contains("<THREAD ID='" + std::to_string(child) + "'"));
+}
+
 TEST_CASE("WATCH, UNWATCH, PROFILE, STACKS refuse clearly", "[native][engine]") {
   engine e;
   int gone = fork();
@@ -270,7 +334,8 @@ TEST_CASE("WATCH, UNWATCH, PROFILE, STACKS refuse clearly", "[native][engine]") 
   CHECK_THAT(e.reply(dm("WATCH", "<PROCESS PID='0'/>")), Catch::Contains("ERROR='BAD_ARGUMENT'"));
   CHECK_THAT(e.reply(dm("WATCH", "<PROCESS/>")), Catch::Contains("ERROR='BAD_ARGUMENT'"));
   CHECK_THAT(e.reply(dm("WATCH")), Catch::Contains("ERROR='BAD_ARGUMENT'"));
-  CHECK_THAT(e.reply(dm("STACKS", "<PROCESS PID='1' EXTRA='x'/>")), Catch::Contains("ERROR='BAD_ARGUMENT'"));
+  CHECK_THAT(e.reply(dm("STACKS", "<PROCESS PID='1' EXTRA='x'/>")),
+             Catch::Contains("ERROR='BAD_ARGUMENT'"));
   target_process t;
   REQUIRE_THAT(e.reply(dm("WATCH", process(t.pid))), Catch::Contains("WATCHED='true'"));
   CHECK_THAT(e.reply(dm("WATCH", process(t.pid))), Catch::Contains("ERROR='NOT_ALLOWED'"));
@@ -286,11 +351,16 @@ TEST_CASE("a process both attached and watched", "[native][engine]") {
   const int pid = w.pid;
   {
     engine e;
-    CHECK_THAT(e.reply(dm("WATCH", process(pid))), Catch::Contains("FRAMES='' ACTIVE='true' WATCHED='true'"));
-    CHECK_THAT(e.reply(dm("ATTACH", process(pid))), Catch::Contains("FRAMES='work' ACTIVE='true' WATCHED='true'"));
-    CHECK_THAT(e.reply(dm("PROCESSES")), Catch::Contains("FRAMES='work' ACTIVE='true' WATCHED='true'"));
-    CHECK_THAT(e.reply(dm("UNWATCH", process(pid))), Catch::Contains("FRAMES='work' ACTIVE='true' WATCHED='false'"));
-    CHECK_THAT(e.reply(dm("WATCH", process(pid))), Catch::Contains("FRAMES='work' ACTIVE='true' WATCHED='true'"));
+    CHECK_THAT(e.reply(dm("WATCH", process(pid))),
+               Catch::Contains("FRAMES='' ACTIVE='true' WATCHED='true'"));
+    CHECK_THAT(e.reply(dm("ATTACH", process(pid))),
+               Catch::Contains("FRAMES='work' ACTIVE='true' WATCHED='true'"));
+    CHECK_THAT(e.reply(dm("PROCESSES")),
+               Catch::Contains("FRAMES='work' ACTIVE='true' WATCHED='true'"));
+    CHECK_THAT(e.reply(dm("UNWATCH", process(pid))),
+               Catch::Contains("FRAMES='work' ACTIVE='true' WATCHED='false'"));
+    CHECK_THAT(e.reply(dm("WATCH", process(pid))),
+               Catch::Contains("FRAMES='work' ACTIVE='true' WATCHED='true'"));
     CHECK_THAT(e.reply(dm("DETACH", process(pid))), Catch::Contains("WATCHED='true'"));
     CHECK_THAT(e.reply(dm("PROCESSES")), Catch::Contains("ACTIVE='true' WATCHED='true'"));
   }
@@ -298,7 +368,8 @@ TEST_CASE("a process both attached and watched", "[native][engine]") {
 
 TEST_CASE("WATCH, UNWATCH, PROFILE, STACKS read and print in canonical form", "[native][xml]") {
   for (std::string command : {"WATCH", "UNWATCH", "PROFILE", "STACKS"}) {
-    auto parsed = parse_request("<dyper pid='DM' command='" + command + "'><process pid='0042'/></dyper>");
+    auto parsed =
+        parse_request("<dyper pid='DM' command='" + command + "'><process pid='0042'/></dyper>");
     REQUIRE_FALSE(parsed.error);
     CHECK(print_request("DM", parsed.request) ==
           "<DYPER PID='DM' COMMAND='" + command + "'><PROCESS PID='42'/></DYPER>");
@@ -316,12 +387,14 @@ TEST_CASE("WATCH, UNWATCH, PROFILE, STACKS read and print in canonical form", "[
   r.items = {{"a@f", "", 2, 1, ""}, {"a@f@3", "f.c", 2, 1, ""}};
   CHECK(print_reply("DM", caf::make_message(r)) ==
         "<DYPER_REPLY ID='DM'><COUNTERS PID='7' MONTIME='1.5' SAMPLES='3' ACTIVE='2' LAST='2' "
-        "CHECKTIME='0.01' COST='0.002'><TOTALS STACKS='6' ACTIVE='2' DETAILED='1'/><ITEM NAME='a@f' TOTAL='2' "
+        "CHECKTIME='0.01' COST='0.002'><TOTALS STACKS='6' ACTIVE='2' DETAILED='1'/><ITEM "
+        "NAME='a@f' TOTAL='2' "
         "BASE='1'/><ITEM NAME='a@f@3' TOTAL='2' BASE='1' FILE='f.c'/></COUNTERS></DYPER_REPLY>");
   stacks_report s;
   s.pid = 7;
   s.time = 0.5;
-  s.threads = {{8, "t<1>", "sleeping", {{"f", "f.c", 3, "/bin/a", 0x401000}}}, {9, "u", "running", {}}};
+  s.threads = {{8, "t<1>", "sleeping", {{"f", "f.c", 3, "/bin/a", 0x401000}}},
+               {9, "u", "running", {}}};
   CHECK(print_reply("DM", caf::make_message(s)) ==
         "<DYPER_REPLY ID='DM'><THREADS PID='7' TIME='0.5'><THREAD ID='8' NAME='t&lt;1&gt;' "
         "STATE='sleeping'><STACK FUNCTION='f' FILE='f.c' LINE='3' MODULE='/bin/a' PC='0x401000'/>"
