@@ -102,6 +102,7 @@ caf::behavior data_manager::make_behavior() {
       },
       [=](source_samples& x) { return on_source_samples(x.samples, x.complete_until); },
       [=](subtree_component_gone& x) { on_subtree_component_gone(x); },
+      [=](subtree_component_joined& x) { on_subtree_component_joined(x); },
       // GET /metrics: not a command, not recorded (replays and goldens do not change).
       [=](engine_counters_query) { return counters_; },
       [=](process_announcements& x) { send(registry_, x); },

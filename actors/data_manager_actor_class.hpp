@@ -272,6 +272,10 @@ class data_manager : public caf::event_based_actor {
   // A relay below lost a child (issue 22): every open stream hears COMPONENTREMOVED naming
   // it and the relays above it. Nothing changes here: the relay's aggregate goes on.
   void on_subtree_component_gone(const subtree_component_gone& x);
+  // And one joined it: COMPONENTADDED, with the same path.
+  void on_subtree_component_joined(const subtree_component_joined& x);
+  std::optional<std::string> relay_path(const caf::actor& from,
+                                        const std::vector<std::string>& relays) const;
 
   // A component's samples are aggregated first; what is complete goes in (its ack counts
   // those). A local source's go straight in. What goes in is what is recorded, so a replay

@@ -55,17 +55,32 @@ void data_manager::on_source_gone(const caf::actor_addr& source) {
   if (!complete.empty()) caf::anon_send(this, source_samples{std::move(complete)});
 }
 
-void data_manager::on_subtree_component_gone(const subtree_component_gone& x) {
-  // From no component (any more): its own COMPONENTREMOVED told the streams of its subtree.
-  auto* relay = x.from ? sources_.component_of(x.from.address()) : nullptr;
-  if (!relay || x.name.empty()) return;
+// The path of relays from the engine down to the one that sent `from`'s notice (`relays`
+// below it), or nothing when `from` is no component (any more: its own COMPONENTREMOVED told
+// the streams of its subtree).
+std::optional<std::string> data_manager::relay_path(const caf::actor& from,
+                                                    const std::vector<std::string>& relays) const {
+  auto* relay = from ? sources_.component_of(from.address()) : nullptr;
+  if (!relay) return std::nullopt;
   std::string path = *relay;
-  for (auto& r : x.relays) path += "/" + r;
-  for (auto& [h, a] : streams_) send(a, component_removed_event{h, x.name, path});
+  for (auto& r : relays) path += "/" + r;
+  return path;
+}
+
+void data_manager::on_subtree_component_joined(const subtree_component_joined& x) {
+  auto path = relay_path(x.from, x.relays);
+  if (!path || x.name.empty()) return;
+  for (auto& [h, a] : streams_) send(a, component_added_event{h, x.name, *path});
+}
+
+void data_manager::on_subtree_component_gone(const subtree_component_gone& x) {
+  auto path = relay_path(x.from, x.relays);
+  if (!path || x.name.empty()) return;
+  for (auto& [h, a] : streams_) send(a, component_removed_event{h, x.name, *path});
   if (!x.relays.empty()) return;
   // A child of that relay that failed over here as if the relay had died (its own link to it
   // was lost) no longer waits for the relay's end: it is announced, and its samples go in.
-  const std::string parent = *relay;  // (the set may change below)
+  const std::string parent = *path;  // the relay itself, as no relay is below it
   std::vector<sample> complete;
   if (!sources_.child_lost(parent, x.name, complete)) return;
   for (auto [i, end] = announce_after_.equal_range(parent); i != end;)

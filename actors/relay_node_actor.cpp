@@ -67,6 +67,11 @@ class relay_node : public caf::event_based_actor {
           aggregator_.take_over(name, x.replaces, x.reached);
           send(x.source, upstream_info{options_.component, options_.upstream_address});
           if (have_update_) send(x.source, last_);
+          // Taking over from a child whose end is not seen yet: announced after it.
+          if (!x.replaces.empty() && has_child_named(x.replaces))
+            joined_after_.emplace(x.replaces, name);
+          else
+            tell_upstream(subtree_component_joined{self_handle(), {}, name});
         },
         [=](source_unregister& x) {
           demonitor(x.source);
@@ -77,13 +82,24 @@ class relay_node : public caf::event_based_actor {
         [=](subtree_component_gone& x) {
           auto i = x.from ? children_.find(x.from.address()) : children_.end();
           if (i == children_.end() || x.name.empty()) return;
-          if (x.relays.empty()) {  // its own child, which may have failed over to here
+          const auto child = i->second, name = x.name;
+          const bool own = x.relays.empty();
+          if (own) {  // its own child, which may have failed over to here
             std::vector<sample> complete;
-            aggregator_.child_lost(i->second, x.name, complete);
+            aggregator_.child_lost(child, name, complete);
             take(complete);
           }
+          x.relays.insert(x.relays.begin(), child);
+          tell_upstream(
+              subtree_component_gone{self_handle(), std::move(x.relays), std::move(x.name)});
+          if (own) announce_takers_of(child, &name);  // it failed over here: it counts now
+        },
+        [=](subtree_component_joined& x) {
+          auto i = x.from ? children_.find(x.from.address()) : children_.end();
+          if (i == children_.end() || x.name.empty()) return;
           x.relays.insert(x.relays.begin(), i->second);
-          tell_gone(std::move(x.relays), std::move(x.name));
+          tell_upstream(
+              subtree_component_joined{self_handle(), std::move(x.relays), std::move(x.name)});
         },
         [=](source_samples& x) -> samples_ack {
           samples_ack ack{x.samples.size(), 0};
@@ -240,18 +256,38 @@ class relay_node : public caf::event_based_actor {
     aggregator_.remove_component(name, complete);
     watermarks_.erase(name);
     take(complete);
-    tell_gone({}, name);
+    tell_upstream(subtree_component_gone{self_handle(), {}, name});
+    announce_takers_of(name);
   }
 
-  // The upstream hears that a component of this subtree went (subtree_component_gone); while
-  // failing over, once registered at the new upstream.
-  void tell_gone(std::vector<std::string> relays, std::string name) {
-    subtree_component_gone g{caf::actor_cast<caf::actor>(this), std::move(relays),
-                             std::move(name)};
+  // The upstream hears that a component of this subtree went or joined
+  // (subtree_component_gone, subtree_component_joined); while failing over, once registered
+  // at the new upstream.
+  template <class Notice>
+  void tell_upstream(Notice notice) {
     if (!upstream_ || reconnecting_)
-      gone_pending_.push_back(std::move(g));
+      told_pending_.push_back(caf::make_message(std::move(notice)));
     else
-      send(upstream_, std::move(g));  // the bridge's ok_reply is dropped below
+      send(upstream_, std::move(notice));  // the bridge's ok_reply is dropped below
+  }
+
+  caf::actor self_handle() { return caf::actor_cast<caf::actor>(this); }
+
+  bool has_child_named(const std::string& name) const {
+    for (auto& [addr, other] : children_)
+      if (other == name) return true;
+    return false;
+  }
+
+  // The children that took over from `gone` (it failed over to here) are announced now.
+  void announce_takers_of(const std::string& gone, const std::string* only = nullptr) {
+    for (auto [i, end] = joined_after_.equal_range(gone); i != end;)
+      if (!only || i->second == *only) {
+        tell_upstream(subtree_component_joined{self_handle(), {}, i->second});
+        i = joined_after_.erase(i);
+      } else {
+        ++i;
+      }
   }
 
   void take(std::vector<sample>& complete) {
@@ -327,8 +363,8 @@ class relay_node : public caf::event_based_actor {
       if (auto child = caf::actor_cast<caf::actor>(addr))
         send(child, upstream_info{options_.component, options_.upstream_address});
     if (!again.empty()) send(upstream_, source_samples{std::move(again), no_watermark});
-    for (auto& g : gone_pending_) send(upstream_, std::move(g));
-    gone_pending_.clear();
+    for (auto& m : told_pending_) send(upstream_, std::move(m));
+    told_pending_.clear();
     flush();
   }
 
@@ -354,7 +390,10 @@ class relay_node : public caf::event_based_actor {
   std::uint64_t batches_ = 0;
   time_ns sent_watermark_ = no_watermark;
   std::vector<caf::typed_response_promise<ok_reply>> waiting_;
-  std::vector<subtree_component_gone> gone_pending_;  // children gone while failing over
+  std::vector<caf::message> told_pending_;  // children gone or joined while failing over
+  // Children that took over from a child still live here, by that child's name: announced
+  // once it is gone (as the engine's announce_after_).
+  std::multimap<std::string, std::string> joined_after_;
 };
 
 }  // namespace

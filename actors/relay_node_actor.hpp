@@ -20,6 +20,8 @@
 // - tells its upstream of every child it lost (unregistered, connection closed, heartbeat
 //   timed out: subtree_component_gone), and passes on what its children tell of theirs with
 //   the child's name in front, so the engine's streams hear COMPONENTREMOVED at any depth;
+//   and the same of every child that registers (subtree_component_joined: COMPONENTADDED),
+//   one that takes over from a child still live here after that child is gone;
 // - failover (dm/upstream_failover.hpp): tells each child its upstream's address, and which of
 //   their samples reached the engine (samples_safe), so a child whose relay goes down can go
 //   on at the relay's upstream and send again only what may be lost; a child that took over

@@ -123,9 +123,16 @@ auto handler(bridge_actor self, tag<source_unregister>) {
   };
 }
 
-// A relay's notice that it lost a child goes the same way (the relay names itself in it).
+// A relay's notice that it lost or gained a child goes the same way (the relay names itself
+// in it).
 auto handler(bridge_actor self, tag<subtree_component_gone>) {
   return [=](subtree_component_gone& x) {
+    caf::anon_send(self->state.dm, std::move(x));
+    return ok_reply{};
+  };
+}
+auto handler(bridge_actor self, tag<subtree_component_joined>) {
+  return [=](subtree_component_joined& x) {
     caf::anon_send(self->state.dm, std::move(x));
     return ok_reply{};
   };

@@ -267,7 +267,8 @@ PERFDM_INSPECT(component_removed_event, x.stream, x.name, x.relay)
 struct component_added_event {
   stream_handle stream;
   std::string name;
+  std::string relay = {};  // below relays: their path from the engine down, "a/b"
 };
-PERFDM_INSPECT(component_added_event, x.stream, x.name)
+PERFDM_INSPECT(component_added_event, x.stream, x.name, x.relay)
 
 }  // namespace perfdm

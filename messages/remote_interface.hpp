@@ -67,6 +67,7 @@ PERFDM_REPLY_OF(source_register, ok_reply)
 PERFDM_REPLY_OF(source_unregister, ok_reply)
 PERFDM_REPLY_OF(source_samples, samples_ack)
 PERFDM_REPLY_OF(subtree_component_gone, ok_reply)
+PERFDM_REPLY_OF(subtree_component_joined, ok_reply)
 #undef PERFDM_REPLY_OF
 
 template <class Request>
@@ -79,7 +80,7 @@ using replies_with_t = typename caf::replies_to<Request>::template with<reply_of
 // The requests of the published interface beyond the XML vocabulary's request_types.
 using remote_extra_requests =
     type_list<process_command, source_register, source_unregister, source_samples,
-              subtree_component_gone>;
+              subtree_component_gone, subtree_component_joined>;
 
 namespace detail {
 template <class... Lists>

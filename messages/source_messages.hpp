@@ -79,6 +79,16 @@ struct subtree_component_gone {
 };
 PERFDM_INSPECT(subtree_component_gone, x.from, x.relays, x.name)
 
+// The other way: a component registered with a relay (a daemon or relay starting below it,
+// or one that failed over to it when its own relay went down). Passed on and told as
+// subtree_component_gone is: every open stream hears COMPONENTADDED with NAME and RELAY.
+struct subtree_component_joined {
+  caf::actor from;
+  std::vector<std::string> relays;  // the relays below `from`, top first, down to the parent
+  std::string name;                 // the component that joined, as it registered
+};
+PERFDM_INSPECT(subtree_component_joined, x.from, x.relays, x.name)
+
 // Failover (issue 22). A relay tells each child that registers, before its first
 // source_update, its own component name and its own upstream's address (HOST:PORT, as given
 // to `perfdm relay --upstream`): should the relay go down, the child connects there and

@@ -108,6 +108,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   PERFDM_REGISTER(samples_safe);
   PERFDM_REGISTER(source_unregister);
   PERFDM_REGISTER(subtree_component_gone);
+  PERFDM_REGISTER(subtree_component_joined);
   PERFDM_REGISTER(source_samples);
   PERFDM_REGISTER(attach_request);
   PERFDM_REGISTER(detach_request);

@@ -454,7 +454,10 @@ std::string event_text(const component_removed_event& x) {
   return e.leaf();
 }
 std::string event_text(const component_added_event& x) {
-  return element("DYPER").id("COMPONENTADDED", x.stream).text("NAME", x.name).leaf();
+  element e("DYPER");
+  e.id("COMPONENTADDED", x.stream).text("NAME", x.name);
+  if (!x.relay.empty()) e.text("RELAY", x.relay);  // absent for the engine's own components
+  return e.leaf();
 }
 
 

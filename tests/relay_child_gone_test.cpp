@@ -159,6 +159,41 @@ TEST_CASE("relay: a daemon gone two relays down is announced with both relays, o
   CHECK(mid.proc().exited() == false);
 }
 
+TEST_CASE("relay: components joining below relays are announced with their relays, one that "
+          "fails over onto a relay after the relay it left",
+          "[relay][remote][failover]") {
+  published_engine engine;
+  relay_process top(engine.address(), "relay-top");
+  auto watcher = start_client(engine.address(), {"--watch"}, "STREAM\n");
+  REQUIRE(eventually([&] { return count(watcher->out(), "<DYPER_REPLY") == 1; }));
+  relay_process mid(top.address(), "relay-mid");
+  test::workload w1;
+  auto d1 = start_daemon(mid.address(), "node-j1", w1);
+  REQUIRE(eventually([&] { return forwarding(*d1); }));
+  auto added = [](const std::string& name, const std::string& relay) {
+    return "<DYPER COMPONENTADDED='0' NAME='" + name + "' RELAY='" + relay + "'/>";
+  };
+  REQUIRE(eventually([&] {
+    auto out = watcher->out();
+    return out.find(added("relay-mid", "relay-top")) != std::string::npos &&
+           out.find(added("node-j1", "relay-top/relay-mid")) != std::string::npos;
+  }));
+
+  // Its relay killed, the daemon goes on at relay-top: the streams hear the relay go, then
+  // the daemon join relay-top, in that order.
+  mid.proc().signal(SIGKILL);
+  REQUIRE(eventually([&] {
+    auto out = watcher->out();
+    auto at = out.find(removed("relay-mid", "relay-top"));
+    return at != std::string::npos && out.find(added("node-j1", "relay-top"), at) != std::string::npos;
+  }));
+  auto t = topology(engine);
+  INFO(t);
+  CHECK(node_attribute(t, "relay-top", "COMPONENTS") == "1");
+  CHECK(std::regex_search(t, std::regex("<NODE NAME='node-j1' HOST='[^']*' KIND='daemon'")));
+  CHECK(count(watcher->out(), "COMPONENTADDED") == 3);
+}
+
 TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announced, and "
           "resumed it goes on at the engine",
           "[relay][remote]") {
