@@ -2,14 +2,12 @@
 // proc.* metrics into histograms, STACKS and PROFILE, UNWATCH, a process that exits while
 // watched, and the errors. Everything real: the test program, /proc, ptrace, the live actor
 // system.
-#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
-#include <iterator>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -18,6 +16,7 @@
 #include "messages/native_messages.hpp"
 #include "messages/xml_codec.hpp"
 #include "native_test_process.hpp"
+#include "tests/vfork_waiter.hpp"
 #include "tests/live_engine_test_support.hpp"
 
 using namespace perfdm;
@@ -271,55 +270,19 @@ TEST_CASE("a watched process that exits: clean errors or its last stacks, the en
 
 TEST_CASE("a thread a STACKS request could not stop is let go once it stops, with no stack tick",
           "[native][engine][ptrace]") {
-  // A child whose one thread waits, uninterruptibly ('D'), for a vfork child that sleeps
-  // 1.5 s: the STACKS sample cannot stop it, and it stops (the interrupt pending) once the
-  // vfork child is gone. With stack sampling effectively off (CHECKTIME one hour) no stack
-  // tick comes to let it go: the STACKS request itself must, or it stays stopped until the
-  // next STACKS, a hang of the watched program.
-  int out[2];
-  REQUIRE(pipe(out) == 0);
-  pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    close(out[0]);
-    pid_t g = vfork();
-    if (g == 0) {
-      timespec hold{1, 500'000'000};
-      nanosleep(&hold, nullptr);
-      _exit(0);
-    }
-    waitpid(g, nullptr, 0);
-    if (write(out[1], "x", 1) != 1) _exit(1);
-    for (;;) pause();
-  }
-  close(out[1]);
-  struct ending {
-    pid_t child;
-    int fd;
-    ~ending() {
-      kill(child, SIGKILL);
-      waitpid(child, nullptr, 0);
-      close(fd);
-    }
-  } end{child, out[0]};
-  REQUIRE(eventually([&] {
-    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    auto paren = text.rfind(')');
-    return paren != std::string::npos && text.size() > paren + 2 && text[paren + 2] == 'D';
-  }));
+  // Its one thread waits 1.5 s for a vfork child: the STACKS sample cannot stop it, and it
+  // stops (the interrupt pending) once the vfork child is gone. With stack sampling
+  // effectively off (CHECKTIME one hour) no stack tick comes to let it go: the STACKS request
+  // itself must, or it stays stopped until the next STACKS, a hang of the watched program.
+  native_test::vfork_waiter child({1, 500'000'000});
+  REQUIRE(eventually([&] { return child.waiting(); }));
   engine e(3'600'000'000'000);
-  REQUIRE_THAT(e.reply(dm("WATCH", process(child))), Catch::Contains("WATCHED='true'"));
-  // While the vfork child sleeps: the thread does not stop within the sample's 0.5 s.
-  auto stacks = e.reply(dm("STACKS", process(child)));
-  INFO(stacks);
-  pollfd p{out[0], POLLIN, 0};
-  REQUIRE(poll(&p, 1, 5000) == 1);  // it ran on once the vfork child exited: not held stopped
-  char c = 0;
-  CHECK(read(out[0], &c, 1) == 1);
+  REQUIRE_THAT(e.reply(dm("WATCH", process(child.pid()))), Catch::Contains("WATCHED='true'"));
+  INFO(e.reply(dm("STACKS", process(child.pid()))));  // within the wait: it cannot stop
+  CHECK(child.ran_on(5000));  // once the vfork child exited: not held stopped
   // And it is sampled again: no longer traced by the sampler's thread.
-  CHECK_THAT(e.reply(dm("STACKS", process(child))),
-             Catch::Contains("<THREAD ID='" + std::to_string(child) + "'"));
+  CHECK_THAT(e.reply(dm("STACKS", process(child.pid()))),
+             Catch::Contains("<THREAD ID='" + std::to_string(child.pid()) + "'"));
 }
 
 TEST_CASE("WATCH, UNWATCH, PROFILE, STACKS refuse clearly", "[native][engine]") {

@@ -10,7 +10,6 @@
 #include <string>
 #include <thread>
 
-#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "native/proc_stats.hpp"
 #include "native/stack_sampler.hpp"
 #include "native_test_process.hpp"
+#include "tests/vfork_waiter.hpp"
 
 using namespace perfdm::native;
 using native_test::eventually;
@@ -255,46 +255,12 @@ TEST_CASE("a child of the sampling process, whose stops another thread reaps: sa
 TEST_CASE("a thread that cannot stop within the sample's 0.5 s is let go once it stops, and "
           "sampling goes on",
           "[native][stack][ptrace]") {
-  // A child whose one thread waits, uninterruptibly ('D'), for a vfork child that sleeps
-  // 1.2 s: a ptrace interrupt cannot stop it before the vfork child exits, as a thread that
-  // gets no CPU on a loaded machine cannot. Then it writes to a pipe and waits to be killed.
-  // Detaching a running tracee fails: a sampler that gave up on it left it traced, stopped
-  // for ever once it stopped, and every later sample refused (EPERM).
-  int out[2];
-  REQUIRE(pipe(out) == 0);
-  pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    close(out[0]);
-    pid_t g = vfork();
-    if (g == 0) {
-      timespec hold{1, 200'000'000};
-      nanosleep(&hold, nullptr);
-      _exit(0);
-    }
-    waitpid(g, nullptr, 0);
-    if (write(out[1], "x", 1) != 1) _exit(1);
-    for (;;) pause();
-  }
-  close(out[1]);
-  struct ending {
-    pid_t child;
-    int fd;
-    ~ending() {
-      kill(child, SIGKILL);
-      waitpid(child, nullptr, 0);
-      close(fd);
-    }
-  } end{child, out[0]};
-  auto state = [&] {
-    try {
-      return read_thread_stats(child, child).state;
-    } catch (const native_error&) {
-      return '?';
-    }
-  };
-  REQUIRE(eventually([&] { return state() == 'D'; }));
-  stack_sampler sampler(child);
+  // Its one thread waits 1.2 s for a vfork child (tests/vfork_waiter.hpp). Detaching a
+  // running tracee fails: a sampler that gave up on it left it traced, stopped for ever once
+  // it stopped, and every later sample refused (EPERM).
+  native_test::vfork_waiter child({1, 200'000'000});
+  REQUIRE(eventually([&] { return child.waiting(); }));
+  stack_sampler sampler(child.pid());
   try {
     sampler.sample();
     FAIL("the sample unwound a thread that could not stop");
@@ -305,10 +271,7 @@ TEST_CASE("a thread that cannot stop within the sample's 0.5 s is let go once it
   CHECK(sampler.late_threads() == 1);
   // Once the vfork child is gone the thread stops (the interrupt is pending) and is let go.
   REQUIRE(eventually([&] { return sampler.release_late() == 0; }));
-  pollfd p{out[0], POLLIN, 0};
-  REQUIRE(poll(&p, 1, 5000) == 1);  // it ran on: not held stopped
-  char c = 0;
-  CHECK(read(out[0], &c, 1) == 1);
+  CHECK(child.ran_on(5000));  // it ran on: not held stopped
   // And it can be sampled again (not still traced by this thread: no EPERM).
   auto s = sampler.sample();
   REQUIRE(s.threads.size() == 1);
