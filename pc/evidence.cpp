@@ -91,6 +91,10 @@ bool evidence_decision::take(hypothesis h, const std::vector<process_evidence>& 
   // Not a look yet: the value is shown, nothing is spent.
   auto preview =
       evaluate_evidence(kind, state, e, z_two_sided(1 - rule_.confidence), rule_.floor);
+  // Counts run from the search's start, so they only grow: fewer samples than already seen
+  // is a round some process was left out of (its daemon was late, actors/tree_gather.hpp).
+  // It says nothing new, and would show a concluded node at 0 %.
+  if (preview.samples < last_.samples) return false;
   if (!preview.enough || (looks_ > 0 && preview.samples * 4 < looked_at_ * 5)) {
     last_.value = preview.value;
     last_.samples = preview.samples;

@@ -305,3 +305,26 @@ TEST_CASE("pc evidence: a process sampled 4 times a second concludes on 10 clear
   CHECK(i - 1 <= 12);  // 2.5–3 s of samples, not the 5 s 20 of them take
   CHECK(i - 1 >= 10);  // the floor
 }
+
+TEST_CASE("pc evidence: a round that left a process out changes neither the value nor the "
+          "conclusion",
+          "[pc][pc-evidence]") {
+  // Over a cluster a late daemon's process is missing from a round (its counts come in the
+  // next): the node, concluded true at 100 %, was shown at 0 %.
+  evidence_rule rule{0.30, true, 0.05, 0.99, {}};
+  window::sample_window w(app);
+  evidence_decision d(rule);
+  auto focus = native::parse_pc_focus({"/Code/app/hot"});
+  for (int i = 1; i <= 60; ++i) w.add(i * 10 * ms, 0.01, busy_threads());
+  REQUIRE(d.take(hypothesis::cpu_bound, {of(w.count(focus, 0))}));
+  REQUIRE(d.concluded() == truth::true_);
+  CHECK_FALSE(d.take(hypothesis::cpu_bound, {}));
+  CHECK(d.concluded() == truth::true_);
+  CHECK(d.last().value == Approx(1.0));
+  CHECK(d.last().samples == 60);
+  // The next round with it again goes on as before.
+  for (int i = 61; i <= 70; ++i) w.add(i * 10 * ms, 0.01, busy_threads());
+  CHECK_FALSE(d.take(hypothesis::cpu_bound, {of(w.count(focus, 0))}));
+  CHECK(d.last().samples == 70);
+  CHECK(d.last().value == Approx(1.0));
+}
