@@ -137,21 +137,38 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
   ro.flush_period = std::chrono::milliseconds(std::max<long>(1, std::lround(o.flush_ms)));
   ro.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
   ro.connect = remote_dm_connector(sys, o.remote);  // under a relay: failover (issue 22)
-  relay = spawn_daemon_relay(sys, caf::actor_cast<caf::actor>(*upstream), ro);
   caf::scoped_actor self{sys};
+  bool ready = false;
+  // A connection lost before the engine answered the registration is made again, twice at
+  // most: the engine's CAF can lose a handshake when another connection to it closes at that
+  // moment (docs/PROTOCOL.md §11, "No probe before connecting"), and a daemon started with
+  // its cluster should not give up for that.
+  for (int attempt = 1; !ready; ++attempt) {
+    relay = spawn_daemon_relay(sys, caf::actor_cast<caf::actor>(*upstream), ro);
+    caf::error why;
+    self->request(relay, std::chrono::seconds(30), relay_ready_atom::value)
+        .receive([&](ok_reply) { ready = true; }, [&](caf::error& e) { why = e; });
+    if (ready) break;
+    self->send_exit(relay, caf::exit_reason::user_shutdown);
+    relay = nullptr;
+    const bool lost = why.category() == caf::atom("exit") &&
+                      why.code() == static_cast<std::uint8_t>(caf::exit_reason::remote_link_unreachable);
+    err << "perfdm daemon: the engine did not register the daemon: " << sys.render(why)
+        << (lost && attempt < 3 ? " (the connection was lost: connecting again)" : "") << '\n';
+    if (!lost || attempt == 3) return 2;
+    std::this_thread::sleep_for(std::chrono::seconds(attempt));  // not into the same burst
+    auto again = connect_remote_dm(sys, address, o.remote,
+                                   std::chrono::duration<double>(o.connect_timeout_seconds));
+    if (!again) std::_Exit(2);  // the connecting thread stays blocked inside CAF
+    if (!*again) {
+      err << "perfdm daemon: cannot connect to the engine at " << o.upstream
+          << " again: " << sys.render(again->error()) << '\n';
+      return 2;
+    }
+    upstream = std::move(*again);
+  }
   self->monitor(relay);
   int status = 0;
-  bool ready = false;
-  self->request(relay, std::chrono::seconds(30), relay_ready_atom::value)
-      .receive([&](ok_reply) { ready = true; },
-               [&](caf::error& e) {
-                 err << "perfdm daemon: the engine did not register the daemon: " << sys.render(e)
-                     << '\n';
-               });
-  if (!ready) {
-    self->send_exit(relay, caf::exit_reason::user_shutdown);
-    return 2;
-  }
   auto run = [&](caf::message request, const char* what, int pid) {
     self->request(relay, std::chrono::seconds(60), std::move(request))
         .receive([&](process_info& p) { out << print_reply_body(caf::make_message(p)) << '\n'; },

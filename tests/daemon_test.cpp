@@ -4,11 +4,19 @@
 // sum of both (Paradyn's aggregation); after `kill -9` of one daemon the engine keeps
 // serving, the client hears COMPONENTREMOVED, and the data continues from the other; after
 // one daemon's workload exits (the daemon runs on), its watermark lets the data continue too.
-#include <algorithm>
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <regex>
 #include <sstream>
+#include <thread>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "tests/live_engine_test_support.hpp"
 #include "tests/remote_test_support.hpp"
@@ -214,6 +222,46 @@ TEST_CASE("daemons: 32 daemons started at once all register with the engine", "[
     INFO(d->err());
     CHECK(forwarding(*d));
   }
+}
+
+TEST_CASE("daemons: connections closing at the engine while 16 daemons start: each registers",
+          "[daemon]") {
+  // Connect-and-close on the engine's port, over and over, while daemons connect: the
+  // engine's CAF then loses some daemons' handshakes (a connection is named by its descriptor
+  // number, which each close frees for the next accept). Such a daemon loses its connection
+  // before it is registered, and connects again a second later (twice at most).
+  published_engine engine;
+  std::atomic<bool> stop{false};
+  std::thread closer([&] {
+    sockaddr_in at{};
+    at.sin_family = AF_INET;
+    at.sin_port = htons(engine.port());
+    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    while (!stop) {
+      int fd = socket(AF_INET, SOCK_STREAM, 0);
+      if (fd < 0) break;
+      connect(fd, reinterpret_cast<sockaddr*>(&at), sizeof at);
+      close(fd);
+    }
+  });
+  std::vector<std::unique_ptr<process>> daemons;
+  for (int k = 1; k <= 16; ++k)
+    daemons.push_back(start_daemon(engine, "node-" + std::to_string(k),
+                                   {"--heartbeat-ms", "300", "--timeout-ms", "1500"}));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  stop = true;
+  closer.join();
+  REQUIRE(eventually([&] {
+    return std::all_of(daemons.begin(), daemons.end(),
+                       [](auto& d) { return forwarding(*d) || d->exited(); });
+  }));
+  int again = 0;
+  for (auto& d : daemons) {
+    INFO(d->err());
+    CHECK(forwarding(*d));
+    again += d->err().find("connecting again") != std::string::npos;
+  }
+  WARN(again << " of 16 daemons connected again");
 }
 
 TEST_CASE("daemons: an ATTACH the daemon cannot make is reported, the daemon still serves",
