@@ -151,8 +151,8 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
     if (ready) break;
     self->send_exit(relay, caf::exit_reason::user_shutdown);
     relay = nullptr;
-    const bool lost = why.category() == caf::atom("exit") &&
-                      why.code() == static_cast<std::uint8_t>(caf::exit_reason::remote_link_unreachable);
+    const auto unreachable = static_cast<std::uint8_t>(caf::exit_reason::remote_link_unreachable);
+    const bool lost = why.category() == caf::atom("exit") && why.code() == unreachable;
     err << "perfdm daemon: the engine did not register the daemon: " << sys.render(why)
         << (lost && attempt < 3 ? " (the connection was lost: connecting again)" : "") << '\n';
     if (!lost || attempt == 3) return 2;
