@@ -208,7 +208,7 @@ std::string folded_json(const std::vector<pc::folded_finding>& folded) {
            ",\"since\":" + (f.since >= 0 ? shg_json_number(f.since) : "null") +
            ",\"processes\":" + std::to_string(f.pids.size()) + ",\"of\":" + std::to_string(f.of) +
            ",\"pids\":[" + pids + "],\"outliers\":[" + outliers + "],\"text\":" + shg_json_string(f.line) +
-           ",\"hosts\":[" + hosts + "]}";
+           ",\"hosts\":[" + hosts + "],\"alike\":" + std::to_string(f.alike) + "}";
   }
   return out + "]";
 }

@@ -41,10 +41,13 @@ std::string file_kind(const std::string& file) {
   return file;
 }
 
-std::string fold_key(const finding& f) {
+// All of a fold key but the code: what must be the same for a finding to be alike so far.
+std::string kind_key(const finding& f) {
   auto& n = f.node;
-  return n.hypothesis + '\n' + n.code + '\n' + sync_kind(n.syncobject) + '\n' + file_kind(n.file);
+  return n.hypothesis + '\n' + sync_kind(n.syncobject) + '\n' + file_kind(n.file);
 }
+
+std::string fold_key(const finding& f) { return kind_key(f) + '\n' + f.node.code; }
 
 // The longest common prefix, component by component ("/Machine/h" for two processes on h).
 std::string common_prefix(const std::vector<std::string>& names) {
@@ -144,6 +147,68 @@ std::string shown_there(const folded_finding& g, const process_key& process,
          (best->state == "false" ? " \u2014 concluded false" : " \u2014 not concluded");
 }
 
+// ---- alike so far
+
+using node_index = std::map<std::uint64_t, const node_view*>;
+
+// The codes of `n`'s ancestors of its hypothesis (every parent known), other than its own.
+std::set<std::string> codes_above(const node_view& n, const node_index& by_id) {
+  std::set<std::string> out;
+  std::vector<std::uint64_t> todo(n.parents.begin(), n.parents.end());
+  std::set<std::uint64_t> seen;
+  while (!todo.empty()) {
+    auto id = todo.back();
+    todo.pop_back();
+    auto i = by_id.find(id);
+    if (!seen.insert(id).second || i == by_id.end() || i->second->hypothesis != n.hypothesis)
+      continue;
+    if (i->second->code != n.code) out.insert(i->second->code);
+    todo.insert(todo.end(), i->second->parents.begin(), i->second->parents.end());
+  }
+  return out;
+}
+
+// A group's kind, code, and the codes on its members' paths above it.
+struct group_path {
+  std::string kind, code;
+  std::set<std::string> above;
+};
+
+// Whether, in `process`, nothing on `deeper`'s path (its code and those above it, `code`
+// aside) was concluded false. (A call path is not a path of names: work, below main on it,
+// is /Code/job/work beside /Code/job/main.)
+bool alike_so_far(const process_key& process, const std::string& hypothesis,
+                  const std::string& code, const group_path& deeper,
+                  const std::vector<node_view>& nodes) {
+  for (auto& n : nodes) {
+    if (n.state != "false" || n.hypothesis != hypothesis || n.code == code ||
+        (n.code != deeper.code && !deeper.above.count(n.code)))
+      continue;
+    machine_name m;
+    if (parse_machine_name(n.machine, m) && m.depth >= 2 && m.pid == process.pid &&
+        (process.host.empty() || m.host == process.host))
+      return false;
+  }
+  return true;
+}
+
+// "4 in work, 30 in main, 25 at the whole process": deepest on the call path first (`depth`:
+// how many codes are above each on it).
+std::string alike_text(const std::map<std::string, std::size_t>& by_code,
+                       const std::map<std::string, std::size_t>& depth) {
+  std::vector<std::pair<std::string, std::size_t>> order(by_code.begin(), by_code.end());
+  std::stable_sort(order.begin(), order.end(), [&](auto& a, auto& b) {
+    return depth.at(a.first) > depth.at(b.first);
+  });
+  std::string out;
+  for (auto& [code, n] : order) {
+    auto c = resource_components(code);
+    out += (out.empty() ? "" : ", ") + std::to_string(n) +
+           (c.size() <= 1 ? " at the whole process" : " in " + c.back());
+  }
+  return out;
+}
+
 void set_processes(folded_finding& e, const std::set<process_key>& keys) {
   for (auto& k : keys) {
     e.pids.push_back(k.pid);
@@ -171,7 +236,9 @@ folded_finding fold(const std::vector<finding>& members, const std::set<process_
                     const std::map<process_key, std::string>& labels,
                     const std::vector<finding>& ranked,
                     const std::map<process_key, std::string>& sole_host,
-                    const std::vector<node_view>& nodes) {
+                    const std::vector<node_view>& nodes, const std::set<process_key>& alike,
+                    const std::map<std::string, std::size_t>& alike_by_code,
+                    const std::map<std::string, std::size_t>& path_depth) {
   folded_finding e;
   e.members = members;
   set_processes(e, in_group);
@@ -198,6 +265,10 @@ folded_finding fold(const std::vector<finding>& members, const std::set<process_
   e.text = first.hypothesis + " " + value_text(first.hypothesis, e.low, e.high) +
            where_text(shown) + " \u2014 in " + std::to_string(in_group.size()) + " of " +
            std::to_string(e.of) + " processes";
+  e.alike = alike.size();
+  if (!alike.empty())
+    e.text += ", alike so far in " + std::to_string(alike.size()) + " more (" +
+              alike_text(alike_by_code, path_depth) + ")";
   if (e.since >= 0) {
     char buf[48];
     std::snprintf(buf, sizeof buf, " \u2014 since %.1f s", e.since);
@@ -205,7 +276,7 @@ folded_finding fold(const std::vector<finding>& members, const std::set<process_
   }
   e.line = e.text;
   for (auto& [key, label] : labels) {
-    if (in_group.count(key)) continue;
+    if (in_group.count(key) || alike.count(key)) continue;
     outlier o;
     o.pid = key.pid;
     o.host = key.host;
@@ -233,7 +304,7 @@ folded_finding fold(const std::vector<finding>& members, const std::set<process_
 }  // namespace
 
 bool outliers_shown(const folded_finding& f) {
-  return f.folded && 2 * f.pids.size() > f.of;
+  return f.folded && 2 * (f.pids.size() + f.alike) > f.of;
 }
 
 std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
@@ -243,6 +314,48 @@ std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
   std::map<std::string, std::vector<std::size_t>> groups;  // key: members, by rank
   for (std::size_t i = 0; i < ranked.size(); ++i)
     if (names_process(ranked[i])) groups[fold_key(ranked[i])].push_back(i);
+  // Alike so far: each finding on a deeper group's path goes to the deepest such group (the
+  // one with the most codes above it on its path).
+  node_index by_id;
+  for (auto& n : nodes) by_id[n.id] = &n;
+  std::map<std::string, group_path> paths;
+  for (auto& [key, members] : groups) {
+    auto& g = paths[key];
+    g.kind = kind_key(ranked[members.front()]);
+    g.code = ranked[members.front()].node.code;
+    for (auto k : members) {
+      auto above = codes_above(ranked[k].node, by_id);
+      g.above.insert(above.begin(), above.end());
+    }
+  }
+  std::map<std::size_t, std::string> moved;  // finding (by rank) -> the group it is alike to
+  for (auto& [key, members] : groups) {
+    auto& mine = paths[key];
+    const std::string* to = nullptr;
+    for (auto& [other, g] : paths)
+      if (other != key && g.kind == mine.kind && g.above.count(mine.code) &&
+          (!to || g.above.size() > paths[*to].above.size()))
+        to = &other;
+    if (!to) continue;
+    std::set<process_key> theirs;  // a process already in that group is not alike to it
+    for (auto k : groups[*to]) theirs.insert(key_of(ranked[k]));
+    for (auto k : members)
+      if (!theirs.count(key_of(ranked[k])) &&
+          alike_so_far(key_of(ranked[k]), ranked[k].node.hypothesis, mine.code, paths[*to],
+                       nodes))
+        moved[k] = *to;
+  }
+  for (auto& [k, to] : moved) {  // out of its own group (into one that keeps a member)
+    auto& own = groups[fold_key(ranked[k])];
+    own.erase(std::remove(own.begin(), own.end(), k), own.end());
+  }
+  std::map<std::string, std::set<process_key>> alike;
+  std::map<std::string, std::map<std::string, std::size_t>> alike_by_code;
+  std::map<std::string, std::size_t> path_depth;  // code -> codes above it on its group's path
+  for (auto& [key, g] : paths) path_depth[g.code] = std::max(path_depth[g.code], g.above.size());
+  for (auto& [k, to] : moved)
+    if (!groups[to].empty() && alike[to].insert(key_of(ranked[k])).second)
+      ++alike_by_code[to][ranked[k].node.code];
   // The hosts that hold one process each (a cluster of one process per node).
   std::map<std::string, std::vector<process_key>> on_host;
   for (auto& [key, label] : labels)
@@ -258,18 +371,21 @@ std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
       out.push_back(single(f, labels.size()));
       continue;
     }
+    if (auto m = moved.find(i); m != moved.end() && !groups[m->second].empty())
+      continue;  // told in the line of the group it is alike to
     auto key = fold_key(f);
     auto& group = groups[key];
     std::set<process_key> in_group;
     for (auto k : group) in_group.insert(key_of(ranked[k]));
-    if (in_group.size() < 2) {
+    if (in_group.size() + alike[key].size() < 2) {
       out.push_back(single(f, labels.size()));
       continue;
     }
     if (!done.insert(key).second) continue;  // folded at its best member's rank
     std::vector<finding> members;
     for (auto k : group) members.push_back(ranked[k]);
-    out.push_back(fold(members, in_group, labels, ranked, sole_host, nodes));
+    out.push_back(fold(members, in_group, labels, ranked, sole_host, nodes, alike[key],
+                       alike_by_code[key], path_depth));
   }
   return out;
 }

@@ -13,6 +13,14 @@
 // finding. Findings at a process-independent focus, and groups of one process, stay as they
 // were, so a search over one process reads exactly as before.
 //
+// Alike so far: a search that ends while its processes are at different depths of the same
+// call path (one found in main, another already in work, a third in relax below them) would
+// read as one line per depth. A finding whose code lies on a deeper group's path (an
+// ancestor's code of that group's nodes, the same hypothesis and object kinds), in a process
+// where nothing on that path below it was concluded false, counts with that group instead:
+// "— in 2 of 64 processes, alike so far in 59 more (30 in main, 4 in work, 25 at the whole
+// process)". They are not its outliers.
+//
 // The folded line (docs/PROTOCOL.md §12.6):
 //   CPUbound 93–99% of time in relax (cluster_job) — in 7 of 8 processes — since 1.0 s;
 //   process cluster_job{4242}: ExcessiveSyncWaitingTime 71% of time in … — since 0.8 s
@@ -59,6 +67,8 @@ struct folded_finding {
   double low = 0, high = 0;      // its members' values
   double since = -1;             // the earliest member's
   std::vector<outlier> outliers; // folded only: the processes searched not in the group
+                                 // nor alike so far
+  std::size_t alike = 0;         // the processes alike so far (their findings shallower)
   std::string text;              // the folded line without outliers (a member's text if not)
   std::string line;              // text, then "; process …: …" for each outlier (capped,
                                  // and only where outliers_shown)

@@ -344,3 +344,57 @@ TEST_CASE("pc folding: the same pid on two hosts is two processes, folded and to
   CHECK(own[0].of == 4);
   CHECK(own[0].text.find("in 2 of 4 processes") != std::string::npos);
 }
+
+TEST_CASE("pc folding: processes still on a deeper group's call path count with it, alike so far",
+          "[pc]") {
+  // A search over 6 processes ended with each at its own depth of main -> work -> relax:
+  // 201 and 202 in relax, 203 in work, 204 in main, 205 at the whole process; 206 went
+  // another way (its work concluded false): an outlier, not alike.
+  std::vector<node_view> nodes;
+  auto add = [&](int pid, std::string code, std::string state, std::uint64_t parent) {
+    auto n = node("CPUbound", std::move(code), "/Machine/h/job{" + std::to_string(pid) + "}", state,
+                  state == "true" ? 1.0 : 0.0);
+    if (parent) n.parents = {parent};
+    nodes.push_back(n);
+    return n.id;
+  };
+  for (int pid : {201, 202}) {
+    auto top = add(pid, "/Code", "true", 0);
+    auto main = add(pid, "/Code/job/main", "true", top);
+    auto work = add(pid, "/Code/job/work", "true", main);
+    add(pid, "/Code/job/relax", "true", work);
+  }
+  auto t203 = add(203, "/Code", "true", 0);
+  auto m203 = add(203, "/Code/job/main", "true", t203);
+  add(203, "/Code/job/work", "true", m203);
+  add(204, "/Code/job/main", "true", add(204, "/Code", "true", 0));
+  add(205, "/Code", "true", 0);
+  auto t206 = add(206, "/Code", "true", 0);
+  auto m206 = add(206, "/Code/job/main", "true", t206);
+  add(206, "/Code/job/work", "false", m206);
+  // The findings: true nodes with no true refinement.
+  std::vector<node_view> leaves;
+  for (auto& n : nodes) {
+    bool refined = false;
+    for (auto& c : nodes)
+      refined = refined || (c.state == "true" && !c.parents.empty() && c.parents[0] == n.id);
+    if (n.state == "true" && !refined) leaves.push_back(n);
+  }
+  auto f = ranked(leaves);
+  auto folded = fold_findings(f, procs({201, 202, 203, 204, 205, 206}), nodes);
+  REQUIRE(folded.size() == 2);
+  auto& relax = folded[0];
+  CHECK(relax.folded);
+  CHECK(relax.code == "/Code/job/relax");
+  CHECK(relax.pids == std::vector<int>{201, 202});
+  CHECK(relax.alike == 3);
+  CHECK_THAT(relax.text, Catch::Contains("in relax (job) \u2014 in 2 of 6 processes, alike so far "
+                                         "in 3 more (1 in work, 1 in main, 1 at the whole process)"));
+  REQUIRE(relax.outliers.size() == 1);  // only the one that went another way
+  CHECK(relax.outliers[0].pid == 206);
+  CHECK(outliers_shown(relax));  // 5 of 6 behave alike
+  // 206's own finding, in main, stays a line of its own.
+  CHECK(folded[1].code == "/Code/job/main");
+  CHECK(folded[1].pids == std::vector<int>{206});
+}
+
