@@ -250,8 +250,7 @@ class relay_node : public caf::event_based_actor {
     auto name = i->second;
     children_.erase(i);
     links_.erase(child);
-    for (auto& [addr, other] : children_)
-      if (other == name) return;  // another live child shares the name
+    if (has_child_named(name)) return;  // another live child shares the name
     std::vector<sample> complete;
     aggregator_.remove_component(name, complete);
     watermarks_.erase(name);
