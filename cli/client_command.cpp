@@ -274,15 +274,10 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
   auto connected = connect_remote_dm(sys, *where, o.remote, wait);
   // A closed port or an unreachable host is said as such; past this, with TLS, a failed
   // connection is the TLS handshake's refusal.
-  if (!connected || !*connected) {
-    const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - connecting;
-    if (auto why = unreachable_reason(*where, std::max(1.0, std::round(waited.count())));
-        !why.empty()) {
-      err << "perfdm client: cannot connect to " << o.address << ": " << why << std::endl;
-      if (!connected) std::_Exit(2);  // the connecting thread stays blocked inside CAF
-      return 2;
-    }
-  }
+  const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - connecting;
+  if (told_unreachable(connected, *where, std::max(1.0, std::round(waited.count())),
+                       "perfdm client: cannot connect to " + o.address, err))
+    return 2;
   if (!connected) {
     err << "perfdm client: " << o.address << " did not answer the connection within "
         << o.timeout_seconds << " s" << std::endl;

@@ -109,13 +109,9 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
   // A peer that accepts but never answers costs the timeout, not a daemon hanging.
   auto connected = connect_remote_dm(sys, address, o.remote,
                                      std::chrono::duration<double>(o.connect_timeout_seconds));
-  if (!connected || !*connected) {
-    if (auto why = unreachable_reason(address, o.connect_timeout_seconds); !why.empty()) {
-      err << "perfdm daemon: cannot reach the engine at " << o.upstream << ": " << why << '\n';
-      if (!connected) std::_Exit(2);  // the connecting thread stays blocked inside CAF
-      return 2;
-    }
-  }
+  if (told_unreachable(connected, address, o.connect_timeout_seconds,
+                       "perfdm daemon: cannot reach the engine at " + o.upstream, err))
+    return 2;
   if (!connected) {
     err << "perfdm daemon: " << o.upstream << " accepted but did not answer as a perfdm engine\n";
     std::_Exit(2);  // the connecting thread stays blocked inside CAF: leave without it

@@ -37,13 +37,9 @@ int run_relay(caf::actor_system& sys, const relay_command_options& o, const host
               std::uint16_t& port, std::ostream& err) {
   auto connected = connect_remote_dm(sys, up, o.remote,
                                      std::chrono::duration<double>(o.connect_timeout_seconds));
-  if (!connected || !*connected) {
-    if (auto why = unreachable_reason(up, o.connect_timeout_seconds); !why.empty()) {
-      err << "perfdm relay: cannot reach the upstream at " << o.upstream << ": " << why << '\n';
-      if (!connected) std::_Exit(2);  // the connecting thread stays blocked inside CAF
-      return 2;
-    }
-  }
+  if (told_unreachable(connected, up, o.connect_timeout_seconds,
+                       "perfdm relay: cannot reach the upstream at " + o.upstream, err))
+    return 2;
   if (!connected) {
     err << "perfdm relay: " << o.upstream << " accepted but did not answer as a perfdm engine\n";
     std::_Exit(2);  // the connecting thread stays blocked inside CAF: leave without it

@@ -7,6 +7,7 @@
 #include <caf/openssl/manager.hpp>
 #include <caf/openssl/remote_actor.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <memory>
 #include <thread>
@@ -75,6 +76,17 @@ std::optional<caf::expected<remote_dm_actor>> connect_remote_dm(
   }).detach();
   if (result.wait_for(wait) != std::future_status::ready) return std::nullopt;
   return result.get();
+}
+
+bool told_unreachable(const std::optional<caf::expected<remote_dm_actor>>& connected,
+                      const host_port& where, double waited, const std::string& say,
+                      std::ostream& err) {
+  if (connected && *connected) return false;
+  auto why = unreachable_reason(where, waited);
+  if (why.empty()) return false;
+  err << say << ": " << why << std::endl;
+  if (!connected) std::_Exit(2);  // the connecting thread stays blocked inside CAF
+  return true;
 }
 
 connect_function remote_dm_connector(caf::actor_system& sys, const remote_options& o) {

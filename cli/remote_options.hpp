@@ -10,6 +10,7 @@
 #include <caf/fwd.hpp>
 #include <chrono>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "actors/reconnect_actor.hpp"
@@ -52,6 +53,15 @@ std::optional<caf::expected<remote_dm_actor>> connect_remote_dm(caf::actor_syste
                                                                 const host_port& where,
                                                                 const remote_options& o,
                                                                 std::chrono::duration<double> wait);
+
+// After connect_remote_dm did not connect (`connected` empty: no answer within the wait, or an
+// error): when nothing accepts TCP connections at `where` (unreachable_reason), writes `say`
+// and why on `err` and returns true, the caller then returning 2; with the connecting thread
+// still blocked inside CAF (`connected` empty) it leaves the process instead (std::_Exit(2)).
+// False when something listens there: the failure is the caller's to tell.
+bool told_unreachable(const std::optional<caf::expected<remote_dm_actor>>& connected,
+                      const host_port& where, double waited, const std::string& say,
+                      std::ostream& err);
 
 // The same as a connect_function (actors/reconnect_actor.hpp), for failover: "HOST:PORT".
 connect_function remote_dm_connector(caf::actor_system& sys, const remote_options& o);
