@@ -393,6 +393,7 @@ TEST_CASE("pc folding: processes still on a deeper group's call path count with 
   REQUIRE(relax.outliers.size() == 1);  // only the one that went another way
   CHECK(relax.outliers[0].pid == 206);
   CHECK(outliers_shown(relax));  // 5 of 6 behave alike
+  CHECK_THAT(perfdm::folded_json(folded), Catch::Contains("\"hosts\":[\"h\",\"h\"],\"alike\":3}"));
   // 206's own finding, in main, stays a line of its own.
   CHECK(folded[1].code == "/Code/job/main");
   CHECK(folded[1].pids == std::vector<int>{206});
