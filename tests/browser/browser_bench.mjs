@@ -3,7 +3,7 @@
 // task time (page.metrics), over --seconds.
 // --mode histograms (default): the engine watching and attached to the bundled workload, 20
 //   live histograms enabled from the page (the first screen's own three count).
-// --mode flame: the page's flame graph (web/flame.js, the d3-flame-graph the page uses) drawing
+// --mode flame: the page's flame graph (web/charts/flame.js, the d3-flame-graph the page uses) drawing
 //   a profile of --nodes frames (10,000) as a FLAMEGRAPH reply, a new one every second with
 //   other counts: the profile is generated (no program of ours has 10,000 call paths), the
 //   parsing, tree building and drawing are the page's.
@@ -24,24 +24,53 @@ const nodes = Number(argument('--nodes', '10000'));
 const runs = Number(argument('--runs', '5'));
 const ticks = 100;  // USER_HZ on Linux
 
+// CPU seconds (utime + stime) of every process under `root` (chromium's own pid), in total, by
+// process type (chromium's --type: renderer, gpu-process, utility; the browser has none) and
+// by thread name (comm: CrRendererMain, Compositor, VizCompositorTh, …).
 function cpuSeconds(root) {
   const parent = new Map();
   const times = new Map();
+  const stat = (path) => {
+    const text = readFileSync(path, 'utf8');
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { name: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')), ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / ticks };
+  };
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(d), Number(f[1]));
-      times.set(Number(d), (Number(f[11]) + Number(f[12])) / ticks);
+      const s = stat(`/proc/${d}/stat`);
+      parent.set(Number(d), s.ppid);
+      times.set(Number(d), s.cpu);
     } catch (_) { /* gone */ }
   }
-  let total = 0;
+  const result = { total: 0, types: {}, threads: {} };
   for (const [pid, t] of times) {
-    for (let p = pid; p > 1; p = parent.get(p) ?? 0)
-      if (p === root) { total += t; break; }
+    let under = false;
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === root) { under = true; break; }
+    if (!under) continue;
+    result.total += t;
+    try {
+      const type = (readFileSync(`/proc/${pid}/cmdline`, 'utf8').match(/--type=([^\0]+)/) || [, 'browser'])[1];
+      result.types[type] = (result.types[type] || 0) + t;
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        const s = stat(`/proc/${pid}/task/${task}/stat`);
+        const name = `${type}:${s.name.replace(/\d+$/, '')}`;
+        result.threads[name] = (result.threads[name] || 0) + s.cpu;
+      }
+    } catch (_) { /* gone */ }
   }
-  return total;
+  return result;
+}
+
+// `after` − `before` (cpuSeconds) as percentages of one core over `wall` seconds: the process
+// types, and the threads that took 0.5 % or more.
+function cpuDetail(before, after, wall) {
+  const pct = (a, b) => 100 * ((a || 0) - (b || 0)) / wall;
+  const types = Object.keys(after.types).map(k => [k, pct(after.types[k], before.types[k])]).sort((a, b) => b[1] - a[1]);
+  const threads = Object.keys(after.threads).map(k => [k, pct(after.threads[k], before.threads[k])])
+    .filter(([, v]) => v >= 0.5).sort((a, b) => b[1] - a[1]);
+  const list = (xs) => xs.map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ');
+  return `by process: ${list(types)}; by thread: ${list(threads)}`;
 }
 
 const launch = () => puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
@@ -56,11 +85,12 @@ async function measure(browser, page) {
   const m1 = await page.metrics();
   const c1 = cpuSeconds(root);
   const wall = (Date.now() - t0) / 1000;
-  return `wall ${wall.toFixed(1)} s: chromium CPU ${(100 * (c1 - c0) / wall).toFixed(1)} % of one core ` +
+  return `wall ${wall.toFixed(1)} s: chromium CPU ${(100 * (c1.total - c0.total) / wall).toFixed(1)} % of one core ` +
     `(all processes), renderer main thread ${(100 * (m1.TaskDuration - m0.TaskDuration) / wall).toFixed(1)} %, ` +
     `script ${(100 * (m1.ScriptDuration - m0.ScriptDuration) / wall).toFixed(1)} %, ` +
     `layout ${(100 * (m1.LayoutDuration - m0.LayoutDuration) / wall).toFixed(1)} %, ` +
-    `style ${(100 * (m1.RecalcStyleDuration - m0.RecalcStyleDuration) / wall).toFixed(1)} %`;
+    `style ${(100 * (m1.RecalcStyleDuration - m0.RecalcStyleDuration) / wall).toFixed(1)} %; ` +
+    `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n  ${cpuDetail(c0, c1, wall)}`;
 }
 
 async function histogramBench(processes) {
@@ -108,7 +138,7 @@ async function flameBench(processes) {
     // A profile of `nodes` frames: a random tree (fixed seed), 8 functions a level, as deep as
     // it takes; each second every path's count changes.
     const drawn = await page.evaluate(async (nodes) => {
-      const { FlameGraph, profileTree, parseFlameGraph } = await import('/flame.js');
+      const { FlameGraph, profileTree, parseFlameGraph } = await import('/charts/flame.js');
       let seed = 7;
       const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
       const paths = [];
