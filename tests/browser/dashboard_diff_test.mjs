@@ -27,6 +27,11 @@ async function main() {
   const opened = await openDashboard(puppeteer, chromium, url, consoleErrors, 30000);
   browser = opened.browser;
   const page = opened.page;
+  // A wait that fails says what it waited for and where (a 30 s wait here once timed out
+  // without saying which).
+  const failed = await page.waitForSelector('#no-such-panel', { timeout: 50 }).then(() => null, (e) => e.message);
+  if (!failed || !failed.includes('#no-such-panel') || !/dashboard_diff_test\.mjs:\d+/.test(failed))
+    throw new Error(`a failed wait says '${failed}'`);
 
   // Phase 1 is the program's CPU phase; at its switch the page starts the perfdm phase 'lock'.
   await processes.output(pid, /phase lock/, 15000);

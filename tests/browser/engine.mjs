@@ -21,16 +21,32 @@ export function within(ms, what, promise) {
   ]);
 }
 
+// A wait of `page` that fails says what it waited for and which line of the test asked:
+// puppeteer's own message is only "Waiting failed: 30000ms exceeded".
+export function describeWaits(page) {
+  for (const name of ['waitForFunction', 'waitForSelector']) {
+    const wait = page[name].bind(page);
+    page[name] = (what, ...rest) => {
+      const caller = (new Error().stack.split('\n')[2] || '').trim();
+      return wait(what, ...rest).catch((e) => {
+        const args = name === 'waitForFunction' && rest.length > 1 ? ` with ${JSON.stringify(rest.slice(1))}` : '';
+        throw new Error(`${e.message} in ${name}(${String(what).replace(/\s+/g, ' ')})${args} ${caller}`);
+      });
+    };
+  }
+  return page;
+}
+
 // Debian's headless chromium on the dashboard at `url`, ready (the page set data-ready): every
 // console error, page error and failed request of the page is pushed to `consoleErrors`, which
-// the test checks at its end.
+// the test checks at its end. Its waits say what they waited for (describeWaits).
 export async function openDashboard(puppeteer, chromium, url, consoleErrors, timeoutMs) {
   const browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
   });
-  const page = await browser.newPage();
+  const page = describeWaits(await browser.newPage());
   await page.setViewport({ width: 1400, height: 1300 });
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
