@@ -13,9 +13,6 @@
 #ifndef PERFDM_SOURCE_NPM_DIR
 #define PERFDM_SOURCE_NPM_DIR "web/node_modules"
 #endif
-#ifndef PERFDM_CHARTJS_DIR
-#define PERFDM_CHARTJS_DIR "/usr/share/javascript/chart.js"
-#endif
 
 namespace perfdm {
 
@@ -75,10 +72,10 @@ bool engine_http::start(session& s, const http_options& o, const std::string& de
   http_server_options h;
   h.host = where->host;
   h.port = where->port;
-  // Installed, the page's npm libraries are in the web folder (lib/); in a build they are in
+  // Installed, the page's chart libraries are in the web folder (lib/); in a build they are in
   // the source tree's web/node_modules, where scripts/setup.sh's `npm ci` put them.
   auto web = dashboard_web_root();
-  h.roots = {web, PERFDM_CHARTJS_DIR, web == PERFDM_SOURCE_WEB_DIR ? PERFDM_SOURCE_NPM_DIR : ""};
+  h.roots = {web, web == PERFDM_SOURCE_WEB_DIR ? PERFDM_SOURCE_NPM_DIR : ""};
   h.gateway = std::make_shared<const gateway_options>(std::move(g));
   h.max_connections = o.max_connections;
   h.tls_cert = o.tls_cert;

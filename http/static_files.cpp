@@ -4,8 +4,7 @@ namespace perfdm {
 
 namespace {
 
-constexpr std::string_view library_prefix = "/lib/chart.js/";
-constexpr std::string_view npm_prefix = "/lib/";
+constexpr std::string_view library_prefix = "/lib/";
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -35,13 +34,8 @@ std::optional<std::string> static_file_for(const static_roots& roots, std::strin
     target = target.substr(0, q);
   if (target.empty() || target[0] != '/') return std::nullopt;
   if (target == "/") return roots.web + "/index.html";
-  if (target.substr(0, library_prefix.size()) == library_prefix) {
+  if (!roots.npm.empty() && target.substr(0, library_prefix.size()) == library_prefix) {
     auto rest = target.substr(library_prefix.size());
-    if (!safe_relative(rest)) return std::nullopt;
-    return roots.library + "/" + std::string(rest);
-  }
-  if (!roots.npm.empty() && target.substr(0, npm_prefix.size()) == npm_prefix) {
-    auto rest = target.substr(npm_prefix.size());
     auto slash = rest.find('/');
     if (slash == std::string_view::npos || !safe_relative(rest)) return std::nullopt;
     return roots.npm + "/" + std::string(rest.substr(0, slash)) + "/dist/" +

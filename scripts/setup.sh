@@ -17,10 +17,10 @@ packages+=(openssl libssl-dev)
 # Debian package takes its Depends: from dpkg-dev's dpkg-shlibdeps; the make integration
 # example and its test use pkg-config.
 packages+=(help2man dpkg-dev pkg-config)
-# The dashboard (engine --http, docs/DASHBOARD.md): Chart.js, served from where Debian installs
-# it; its tests drive Debian's chromium with puppeteer-core (npm, below) and scrape /metrics
-# with a real Prometheus (promtool checks the exposition). Node.js may come from elsewhere.
-packages+=(libjs-chart.js chromium prometheus)
+# The dashboard (engine --http, docs/DASHBOARD.md): its chart libraries come from npm (below);
+# its tests drive Debian's chromium with puppeteer-core (npm, below) and scrape /metrics with a
+# real Prometheus (promtool checks the exposition). Node.js may come from elsewhere.
+packages+=(chromium prometheus)
 # perfdm top (cli/top_command.cpp) draws with ncurses; its test runs it in tmux. The search
 # benchmark's peer is perf (bench/RESULTS.md).
 packages+=(libncurses-dev tmux linux-perf)
@@ -50,10 +50,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The dashboard's flame graph: d3 and d3-flame-graph into web/node_modules as the committed
-# web/package-lock.json says; served from there in a build, installed by `cmake --install`.
+# The dashboard's chart libraries (Chart.js, d3, d3-flame-graph) into web/node_modules as the
+# committed web/package-lock.json says; served from there in a build, installed by `cmake
+# --install`. Run again when a file web/package.json's perfdm.page lists is missing.
 web="$(dirname "$0")/../web"
-if [ ! -f "$web/node_modules/d3-flame-graph/dist/d3-flamegraph.umd.min.js" ]; then
+if ! (cd "$web" && node -e '
+  const fs = require("fs");
+  for (const f of require("./package.json").perfdm.page)
+    if (!fs.existsSync("node_modules/" + f)) process.exit(1);'); then
   echo "setup: npm ci in web"
   (cd "$web" && npm ci --no-audit --no-fund --silent)
 fi

@@ -87,21 +87,21 @@ TEST_CASE("prometheus: families, labels escaped, numbers that read back exactly"
 }
 
 TEST_CASE("dashboard: which file a URL names", "[dashboard][static]") {
-  static_roots r{"/web", "/lib", ""};
+  static_roots r{"/web", ""};
   CHECK(static_file_for(r, "/") == "/web/index.html");
   CHECK(static_file_for(r, "/app.js?x=1") == "/web/app.js");
-  CHECK(static_file_for(r, "/lib/chart.js/chunks/helpers.segment.js") ==
-        "/lib/chunks/helpers.segment.js");
+  CHECK(static_file_for(r, "/panels/flame.js") == "/web/panels/flame.js");
   for (const char* bad : {"", "app.js", "/../etc/passwd", "/a/../../b", "/lib/chart.js/../x",
                           "/a//b", "/%2e%2e/x", "/a\\b", "/./a", "/lib/chart.js/"})
     CHECK_FALSE(static_file_for(r, bad));
-  // The page's npm libraries: from node_modules/<package>/dist in a build, from the web
+  // The page's chart libraries: from node_modules/<package>/dist in a build, from the web
   // folder's lib/ once installed (no npm root then).
   CHECK(static_file_for(r, "/lib/d3/d3.min.js") == "/web/lib/d3/d3.min.js");
-  static_roots built{"/web", "/lib", "/npm"};
+  CHECK(static_file_for(r, "/lib/chart.js/chart.min.js") == "/web/lib/chart.js/chart.min.js");
+  static_roots built{"/web", "/npm"};
   CHECK(static_file_for(built, "/lib/d3-flame-graph/d3-flamegraph.umd.min.js") ==
         "/npm/d3-flame-graph/dist/d3-flamegraph.umd.min.js");
-  CHECK(static_file_for(built, "/lib/chart.js/chart.esm.js") == "/lib/chart.esm.js");
+  CHECK(static_file_for(built, "/lib/chart.js/chart.min.js") == "/npm/chart.js/dist/chart.min.js");
   CHECK(static_file_for(built, "/app.js") == "/web/app.js");
   for (const char* bad : {"/lib/d3", "/lib/d3/../../x", "/lib/../d3/x", "/lib//x", "/lib/d3/",
                           "/node_modules/d3/package.json"})

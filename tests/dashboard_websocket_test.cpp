@@ -150,9 +150,17 @@ TEST_CASE("dashboard: the page, the charting library, and paths that leave their
   auto app = http_request(engine.http_port(), "/app.js");
   CHECK(app.status == 200);
   CHECK(app.content_type == "text/javascript; charset=utf-8");
-  auto chart = http_request(engine.http_port(), "/lib/chart.js/chart.esm.js");
-  CHECK(chart.status == 200);
-  CHECK(chart.body.find("Chart.js") != std::string::npos);
+  // The chart libraries the page loads, as npm installed them (web/package.json's perfdm.page).
+  for (const char* library : {"/lib/chart.js/chart.min.js", "/lib/d3/d3.min.js",
+                              "/lib/d3-flame-graph/d3-flamegraph.umd.min.js"}) {
+    auto file = http_request(engine.http_port(), library);
+    CHECK(file.status == 200);
+    CHECK(file.content_type == "text/javascript; charset=utf-8");
+    CHECK(page.body.find(std::string("<script src=\"") + library + "\" defer>") !=
+          std::string::npos);
+  }
+  CHECK(http_request(engine.http_port(), "/lib/chart.js/chart.min.js").body.find("Chart.js") !=
+        std::string::npos);
   CHECK(http_request(engine.http_port(), "/../CMakeLists.txt").status == 400);
   CHECK(http_request(engine.http_port(), "/lib/chart.js/../jquery/jquery.js").status == 400);
   CHECK(http_request(engine.http_port(), "/%2e%2e/CMakeLists.txt").status == 400);

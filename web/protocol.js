@@ -2,23 +2,11 @@
 // reply or stream event per frame, exactly as the TCP gateway's (docs/PROTOCOL.md §8). The
 // engine answers each request once, in order, so replies are matched to requests by order.
 
-const parser = new DOMParser();
+import { parseXml } from './xml.js';
 
 // A value of a DATA event, its attributes in the order the engine writes them
 // (messages/xml_print.cpp).
 const dataValue = /<V MI='([^']*)' PHASE='([^']*)' BUCKET='([^']*)' VALUE='([^']*)'\/>/g;
-
-// The XML of a message as an element (its root).
-export function parseXml(text) {
-  return parser.parseFromString(text, 'application/xml').documentElement;
-}
-
-// Attribute values are written between single quotes: escape what could end them.
-export function attr(value) {
-  return String(value)
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-    .replace(/'/g, '&apos;').replace(/"/g, '&quot;');
-}
 
 // A request to the data manager: COMMAND with an optional argument element.
 export function dm(command, argument = '') {

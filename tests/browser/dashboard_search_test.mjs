@@ -1,8 +1,8 @@
 // The Performance Consultant panel live, in Debian's headless chromium (puppeteer-core): an
 // engine watches pc_cpu (examples/pc/, CPU-bound in main → run → parse → tokenize), the page
-// starts a global search from the panel with a short SUFFICIENT_TIME, and the search history
-// graph grows on the page from SHGNODE events: nodes coloured by state, CPUbound true at the
-// top focus, refined below it into a true node at a function of pc_cpu. Saves
+// starts a global search from the panel with its defaults (on the evidence), and the search
+// history graph grows on the page from SHGNODE events: nodes coloured by state, CPUbound true
+// at the top focus, refined below it into a true node at a function of pc_cpu. Saves
 // dashboard-search.png; fails on any console error of the page.
 // Usage: node dashboard_search_test.mjs --perfdm BIN --pc-cpu BIN --out DIR
 import puppeteer from 'puppeteer-core';
@@ -30,11 +30,18 @@ async function main() {
   // The search needs pc_cpu's /Code functions: wait until the resource tree has them.
   await page.waitForFunction(() => /tokenize/.test(document.body.textContent));
 
-  // Start a global search from the panel, concluding after 1 s of agreeing data.
+  // Start a global search from the panel with its defaults: as `perfdm search`, no tunable is
+  // sent and nodes conclude on the evidence (the requests seen on the WebSocket).
+  const sent = [];
+  const cdp = await page.createCDPSession();
+  await cdp.send('Network.enable');
+  cdp.on('Network.webSocketFrameSent', (e) => sent.push(e.response.payloadData));
   await page.select('#search-phase', 'GLOBAL');
-  await page.$eval('#search-sufficient-time', (e) => { e.value = '1'; });
   await page.click('#search-start');
   await page.waitForFunction(() => /^search 0 \(GLOBAL\): running/.test(document.getElementById('search-state').textContent));
+  const start = sent.filter((m) => /COMMAND='SEARCH'/.test(m));
+  if (start.length !== 1 || !/<SEARCH PHASE='GLOBAL' ACTION='START'\/>/.test(start[0]))
+    throw new Error(`the page's SEARCH requests: ${JSON.stringify(start)}`);
 
   // CPUbound concludes true at the top focus, then a refinement of it concludes true at a
   // function of pc_cpu (tokenize and its callers are all CPU-bound).

@@ -1,14 +1,16 @@
 // A flame graph of a watched process's stack samples (FLAMEGRAPH, docs/DASHBOARD.md §4), drawn
-// by d3-flame-graph (npm, served at /lib/d3-flame-graph/ with d3 at /lib/d3/; classic scripts
-// that index.html loads before the modules, as `window.flamegraph.default` and `window.d3`).
-// Each frame is an SVG <g name='function (module)'> with a <title> (name, samples, share), so
-// every visible frame's name is in the DOM. Frames are inclusive along the call paths.
+// by d3-flame-graph with d3 (libraries.js). Each frame is an SVG <g name='function (module)'>
+// with a <title> (name, samples, share), so every visible frame's name is in the DOM. Frames
+// are inclusive along the call paths.
 //
 // Live updates keep the zoom: the zoomed frame is remembered as its path of names from the
 // root, and re-applied to each new profile (the library keeps zoom in the data it was given,
 // as hide/fade flags, so a new profile would otherwise reset it).
 
-const stateColours = { running: '#e8833a', lock: '#c0392b', io: '#2e86c1', sleep: '#95a5a6', other: '#8e44ad' };
+import { d3, flamegraph } from './libraries.js';
+import { threadStateColour } from './thread_states.js';
+import { startTagAttributes, unescapeXml } from '../xml.js';
+
 const highlightColour = '#e600e6';
 const minFrameSize = 2;  // narrower frames are not drawn: the eye cannot tell them apart
 const structureEvery = 3000;  // ms: the longest a frame of 2–4 px may wait to appear or go
@@ -34,26 +36,16 @@ function zeroCounts(node) {
   node.children.forEach(zeroCounts);
 }
 
-const entities = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
-function unescape(text) {
-  return text.indexOf('&') < 0 ? text
-    : text.replace(/&(lt|gt|amp|apos|quot|#x[0-9a-fA-F]+|#\d+);/g, (_, e) => entities[e]
-      ?? String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : Number(e.slice(1))));
-}
-
 // A FLAMEGRAPH reply's text, read without an XML parser (a reply has up to 20,000 paths and
-// comes every second; its form is fixed: docs/DASHBOARD.md, FLAME-CONTRACT):
+// comes every second; its form is fixed: docs/FLAME.md §1):
 // {attributes of <FLAMEGRAPH>, paths: [{count, state, frames: 'a;b;c'}]}.
 export function parseFlameGraph(text) {
-  const start = text.indexOf('<FLAMEGRAPH');
-  const head = text.slice(start, text.indexOf('>', start));
-  const attributes = {};
-  for (const [, k, v] of head.matchAll(/(\w+)='([^']*)'/g)) attributes[k] = unescape(v);
+  const attributes = startTagAttributes(text, 'FLAMEGRAPH');
   const paths = [];
   for (const m of text.matchAll(/<PATH ([^>]*)>([^<]*)<\/PATH>/g)) {
     const count = Number(/COUNT='([^']*)'/.exec(m[1])?.[1]);
     const state = /STATE='([^']*)'/.exec(m[1])?.[1] || '';
-    paths.push({ count, state, frames: unescape(m[2]) });
+    paths.push({ count, state, frames: unescapeXml(m[2]) });
   }
   return { attributes, paths };
 }
@@ -127,7 +119,7 @@ export class FlameGraph {
     this.focus = '';        // a finding's function: its frames are highlighted
     this.diff = false;
     this.total = 0;
-    this.chart = window.flamegraph.default()
+    this.chart = flamegraph()
       .width(Math.max(400, container.clientWidth - 4))
       .cellHeight(18)
       .minFrameSize(minFrameSize)
@@ -177,8 +169,7 @@ export class FlameGraph {
       if (Math.abs(x) < 1e-4) return '#dddddd';
       return x > 0 ? `rgb(255,${light},${light})` : `rgb(${light},${light},255)`;
     }
-    const s = d.data.state;
-    if (d.data.name.startsWith('[')) return stateColours[s] || '#bbbbbb';
+    if (d.data.name.startsWith('[')) return threadStateColour(d.data.state);
     // Warm hues from the name (stable between updates), as flame graphs usually look.
     let h = 0;
     for (const c of d.data.name) h = (h * 31 + c.charCodeAt(0)) | 0;
@@ -230,7 +221,7 @@ export class FlameGraph {
     } else {
       this.chart.width(width);
       if (!this.drawn) {
-        window.d3.select(this.container).datum(tree).call(this.chart);
+        d3.select(this.container).datum(tree).call(this.chart);
         this.drawn = true;
       } else {
         this.chart.update(tree);
@@ -282,9 +273,9 @@ export class FlameGraph {
   // (unzoomed: a node's value is its inclusive count; d3's partition), writing only what
   // changed: a frame's position, its width, and whether its label shows (35 px).
   moveFrames(width) {
-    const root = window.d3.select(this.container).datum();
+    const root = d3.select(this.container).datum();
     root.each((n) => { n.value = n.data.value; });
-    window.d3.partition()(root);
+    d3.partition()(root);
     const svg = this.container.querySelector('svg');
     const h = Number(svg.getAttribute('height'));
     const c = this.chart.cellHeight();

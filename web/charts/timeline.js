@@ -1,38 +1,46 @@
-// The thread timeline (Paradyn's "when", docs/DASHBOARD.md §4): one row per thread of a watched
+// The thread timeline (Paradyn's "when", docs/DASHBOARD.md §4): one row per thread of a
 // process, its state over time from the stack samples (TIMELINE's RUNs: running, lock, io,
 // sleep, other), phase starts as dashed lines, the search's findings as marks at their SINCE
 // time on their thread's row (every row when a finding names no thread). SVG: each run's
 // <title> says its state, function and time; a row's label is its thread.
 
-import { attr } from '/protocol.js';
+import { svg as el } from '../dom.js';
+import { threadStateColour, threadStateColours } from './thread_states.js';
+import { attributes, startTagAttributes } from '../xml.js';
 
-const entities = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
-function unescapeXml(text) {
-  return text.indexOf('&') < 0 ? text : text.replace(/&(lt|gt|amp|apos|quot);/g, (_, e) => entities[e]);
-}
-
-const svgNs = 'http://www.w3.org/2000/svg';
-export const stateColours = { running: '#e8833a', lock: '#c0392b', io: '#2e86c1', sleep: '#d5d8dc', other: '#8e44ad' };
 const rowHeight = 18;
 const labelWidth = 150;
 
-function el(name, attributes = {}, text) {
-  const e = document.createElementNS(svgNs, name);
-  for (const [k, v] of Object.entries(attributes)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
+// A TIMELINE reply's text, read without an XML parser (a reply has a RUN per state change of
+// every thread over up to 120 s, every second; its form is fixed: docs/FLAME.md §1):
+// {from, to, threads: [{tid, name, runs: [{from, to, state, fn}]}]}.
+export function parseTimeline(text) {
+  const head = startTagAttributes(text, 'TIMELINE');
+  return {
+    from: Number(head.FROM),
+    to: Number(head.TO),
+    threads: [...text.matchAll(/<THREAD ([^>]*)>(.*?)<\/THREAD>/gs)].map(([, t, body]) => {
+      const a = attributes(t);
+      return {
+        tid: a.TID, name: a.NAME || '',
+        runs: [...body.matchAll(/<RUN ([^>]*)\/>/g)].map(([, r]) => {
+          const x = attributes(r);
+          return { from: Number(x.FROM), to: Number(x.TO), state: x.STATE, fn: x.FUNCTION || '' };
+        }),
+      };
+    }),
+  };
 }
 
 export class Timeline {
-  constructor(connection, container, legend) {
-    this.connection = connection;
+  constructor(container, legend) {
     this.container = container;
     this.threads = [];
     this.phases = [];
     this.findings = [];
     this.selected = '';  // a finding's thread, highlighted
     this.signature = '';
-    legend.replaceChildren(...Object.entries(stateColours).map(([s, c]) => {
+    legend.replaceChildren(...Object.entries(threadStateColours).map(([s, c]) => {
       const span = document.createElement('span');
       span.className = 'legend';
       span.innerHTML = `<i style="background:${c}"></i>`;
@@ -41,27 +49,10 @@ export class Timeline {
     }));
   }
 
-  // TIMELINE of `pid`; resolves with its threads [{tid, name}].
-  async refresh(pid) {
-    // Read without an XML parser: a reply has a RUN per state change of every thread over up
-    // to 120 s, every second (its form is fixed).
-    const text = await this.connection.requestText(`<DYPER PID='${attr(pid)}' COMMAND='TIMELINE'><TIMELINE/></DYPER>`);
-    const attrs = (s) => Object.fromEntries([...s.matchAll(/(\w+)='([^']*)'/g)].map(m => [m[1], unescapeXml(m[2])]));
-    const head = attrs(text.slice(text.indexOf('<TIMELINE'), text.indexOf('>', text.indexOf('<TIMELINE'))));
-    this.from = Number(head.FROM);
-    this.to = Number(head.TO);
-    this.threads = [...text.matchAll(/<THREAD ([^>]*)>(.*?)<\/THREAD>/gs)].map(([, t, body]) => {
-      const a = attrs(t);
-      return {
-        tid: a.TID, name: a.NAME || '',
-        runs: [...body.matchAll(/<RUN ([^>]*)\/>/g)].map(([, r]) => {
-          const x = attrs(r);
-          return { from: Number(x.FROM), to: Number(x.TO), state: x.STATE, fn: x.FUNCTION || '' };
-        }),
-      };
-    });
+  // A timeline as parseTimeline reads it.
+  show({ from, to, threads }) {
+    Object.assign(this, { from, to, threads });
     this.render();
-    return this.threads.map(t => ({ tid: t.tid, name: t.name }));
   }
 
   setPhases(phases) { this.phases = phases; }
@@ -108,7 +99,7 @@ export class Timeline {
           last.setAttribute('width', Math.max(0.5, x1 - Number(last.getAttribute('x'))));
           continue;
         }
-        const rect = el('rect', { x: x0, y: y + 2, width: Math.max(0.5, x1 - x0), height: rowHeight - 4, fill: stateColours[r.state] || '#999', 'data-state': r.state });
+        const rect = el('rect', { x: x0, y: y + 2, width: Math.max(0.5, x1 - x0), height: rowHeight - 4, fill: threadStateColour(r.state), 'data-state': r.state });
         rect.append(el('title', {}, `${t.name} ${r.state} ${r.from.toFixed(2)}–${r.to.toFixed(2)} s${r.fn ? ' in ' + r.fn : ''}`));
         row.append(rect);
         last = rect;

@@ -1,11 +1,9 @@
 // A live time-histogram of one metric instance (one of its histograms: GLOBAL, CURRENT, or an
-// archived phase's), drawn with Chart.js from Debian (/lib/chart.js). Buckets appear as they
+// archived phase's), drawn with Chart.js (libraries.js). Buckets appear as they
 // complete (DATA events); a FOLD doubles the width, and the chart is re-read (DATA) so that
 // its bins are the engine's; empty buckets (nan) are gaps; phase starts are vertical lines.
 
-import { Chart, registerables } from '/lib/chart.js/chart.esm.js';
-
-Chart.register(...registerables);
+import { Chart } from './libraries.js';
 
 // Draws the bars (the histogram's `bars`: [{x0, x1, y}] in seconds and the metric's unit) as one
 // path filled once: Chart.js's own bars cost a save, a path, a fill and a restore each, and an

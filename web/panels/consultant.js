@@ -3,32 +3,60 @@
 // SYNCOBJECT FILE STATE ACTIVE VALUE THRESHOLD SINCE/>…</SHG>), SHGNODE stream events change one.
 // Node ids count per search, so a node is keyed by search and id, and PARENT names a node of
 // the same search. An engine without the Performance Consultant answers SHG with
-// UNKNOWN_COMMAND: the panel then says 'no search'.
+// UNKNOWN_COMMAND: the panel then says 'no search'. Publishes the nodes when they change (the
+// findings follow them).
+//
+// The search form sends SEARCH START with the tunables filled in, none by default: as `perfdm
+// search` does, a node then concludes on the evidence (its confidence interval clears the
+// threshold at CONFIDENCE, 0.99), and SUFFICIENT_TIME chooses Paradyn's fixed wait instead.
 
-import { ProtocolError, attr, dm } from '/protocol.js';
+import { $ } from '../dom.js';
+import { ProtocolError, dm } from '../protocol.js';
+import { attr } from '../xml.js';
 
 const nodeAttributes = ['SEARCH', 'ID', 'PARENT', 'HYPOTHESIS', 'CODE', 'MACHINE', 'SYNCOBJECT', 'FILE', 'STATE', 'ACTIVE', 'VALUE', 'THRESHOLD', 'SINCE'];
 const states = ['true', 'unknown', 'false', 'never'];  // the order siblings are listed in
 
-export class Consultant {
-  constructor(connection, stateLine, tree) {
-    this.connection = connection;
-    this.stateLine = stateLine;
-    this.tree = tree;
+export class ConsultantPanel {
+  constructor(page) {
+    this.connection = page.connection;
+    this.state = page.state;
+    this.every = 3000;
+    this.stateLine = $('shg-state');
+    this.tree = $('shg-tree');
     this.nodes = new Map();  // 'search:id' → {attributes}
     this.renderPending = false;
     this.opened = new Map();  // node key → open, as the user left it
-    this.onchange = () => {};  // after the nodes changed (the findings follow them)
+    $('search-form').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const action = e.submitter?.dataset.action || 'START';
+      const tunables = action !== 'START' ? {}
+        : { SUFFICIENT_TIME: $('search-sufficient-time').value, CONFIDENCE: $('search-confidence').value };
+      try {
+        const search = await this.search(action, $('search-phase').value, tunables);
+        $('search-state').textContent = `search ${search.getAttribute('ID')} (${search.getAttribute('PHASE')}`
+          + (search.getAttribute('PHASE') === 'CURRENT' ? ` of phase ${search.getAttribute('PHASEID')}` : '')
+          + `): ${search.getAttribute('STATE')}`
+          + (search.getAttribute('COSTLIMITED') === 'true' ? ' — search slowed: cost limit reached' : '');
+      } catch (error) {
+        page.showError(error);
+      }
+    });
   }
 
-  nodeList() { return [...this.nodes.values()]; }
+  start() { return this.refresh(); }
 
-  // SEARCH with ACTION (START, PAUSE, RESUME, STOP) for PHASE (GLOBAL, CURRENT); START takes
-  // the SUFFICIENT_TIME tunable. Resolves with the reply's <SEARCH/>; rejects as the protocol
-  // reports (NOT_ALLOWED, BAD_ARGUMENT, UNKNOWN_COMMAND).
-  async search(action, phase, sufficientTime) {
-    const tunable = sufficientTime ? ` SUFFICIENT_TIME='${attr(sufficientTime)}'` : '';
-    const reply = await this.connection.request(dm('SEARCH', `<SEARCH PHASE='${attr(phase)}' ACTION='${attr(action)}'${tunable}/>`));
+  event(e) {
+    if (e.hasAttribute('SHGNODE')) this.update(e);
+  }
+
+  // SEARCH with ACTION (START, PAUSE, RESUME, STOP) for PHASE (GLOBAL, CURRENT) and the
+  // `tunables` given ({NAME: value}; empty values left out). Resolves with the reply's
+  // <SEARCH/>; rejects as the protocol reports (NOT_ALLOWED, BAD_ARGUMENT, UNKNOWN_COMMAND).
+  async search(action, phase, tunables = {}) {
+    const given = Object.entries(tunables).filter(([, v]) => v !== '' && v !== undefined)
+      .map(([k, v]) => ` ${k}='${attr(v)}'`).join('');
+    const reply = await this.connection.request(dm('SEARCH', `<SEARCH PHASE='${attr(phase)}' ACTION='${attr(action)}'${given}/>`));
     await this.refresh();
     return reply.firstElementChild;
   }
@@ -64,7 +92,7 @@ export class Consultant {
   renderSoon() {
     if (this.renderPending) return;
     this.renderPending = true;
-    setTimeout(() => { this.renderPending = false; this.render(); this.onchange(); }, 250);
+    setTimeout(() => { this.renderPending = false; this.render(); this.state.publish('shg', [...this.nodes.values()]); }, 250);
   }
 
   summary() {

@@ -1,10 +1,18 @@
-// The flame graph's pure logic (web/flame.js) under node's test runner: reading a FLAMEGRAPH
-// reply's text, the inclusive tree with the state frames of the off-CPU views, the differential
-// tree's normalisation, and which frames a finding's function names.
-// Usage: node --test tests/browser/flame_logic_test.mjs
+// The dashboard page's pure logic under node's test runner: reading a FLAMEGRAPH reply's text,
+// the inclusive tree with the state frames of the off-CPU views, the differential tree's
+// normalisation, which frames a finding's function names; the XML helpers and a TIMELINE
+// reply; one colour per thread state; the chart libraries index.html loads, as
+// web/package.json lists them and npm installed them; the search form's defaults.
+// Usage: node --test tests/browser/page_logic_test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { carryCounts, diffTree, functionOf, parseFlameGraph, profileTree, sameFunction } from '../../web/flame.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { carryCounts, diffTree, functionOf, parseFlameGraph, profileTree, sameFunction } from '../../web/charts/flame.js';
+import { parseTimeline } from '../../web/charts/timeline.js';
+import { threadStateColour, threadStateColours } from '../../web/charts/thread_states.js';
+import { attr, attributes, startTagAttributes, unescapeXml } from '../../web/xml.js';
+
+const web = new URL('../../web/', import.meta.url);
 
 const reply = `<DYPER_REPLY ID='4711'><FLAMEGRAPH PID='4711' VIEW='offcpu' PHASE='1' FROM='2.5' TO='7' SAMPLES='10' TOTAL='40' TRUNCATED='2'>`
   + `<PATH COUNT='6' STATE='lock'>main (app);update_shared_table (app);__lll_lock_wait (libc.so.6)</PATH>`
@@ -73,4 +81,57 @@ test('a drawn tree kept for a new one takes its counts; call paths gone from it 
   assert.equal(main.index.get('idle').value, 4);
   assert.equal(main.index.get('idle').state, 'sleep');
   assert.equal(main.index.has('new'), false);  // not drawn: its count is in main's
+});
+
+test('XML: escapes, entities and character references, attributes', () => {
+  assert.equal(attr(`a<b & 'c' "d">`), 'a&lt;b &amp; &apos;c&apos; &quot;d&quot;&gt;');
+  assert.equal(unescapeXml(attr(`a<b & 'c' "d">`)), `a<b & 'c' "d">`);
+  assert.equal(unescapeXml('x&#x41;&#66;&#x1F600;&amp;lt;'), 'xAB\u{1F600}&lt;');
+  assert.equal(unescapeXml('no entity'), 'no entity');
+  assert.deepEqual(attributes(`<RUN FROM='1.5' FUNCTION='operator&lt;&lt; (app)'/>`), { FROM: '1.5', FUNCTION: 'operator<< (app)' });
+  assert.deepEqual(startTagAttributes(`<DYPER_REPLY ID='1'><TIMELINE PID='7' FROM='0'>`, 'TIMELINE'), { PID: '7', FROM: '0' });
+  assert.deepEqual(startTagAttributes(`<DYPER_REPLY ID='1'/>`, 'TIMELINE'), {});
+});
+
+test('a TIMELINE reply read as text: threads, runs, escapes', () => {
+  const t = parseTimeline(`<DYPER_REPLY ID='9'><TIMELINE PID='9' FROM='1' TO='3.5'>`
+    + `<THREAD TID='9' NAME='main'><RUN FROM='1' TO='2' STATE='running' FUNCTION='crunch (a)'/><RUN FROM='2' TO='3.5' STATE='sleep'/></THREAD>`
+    + `<THREAD TID='10' NAME='a&amp;b'><RUN FROM='1' TO='3.5' STATE='lock' FUNCTION='operator&lt; (a)'/></THREAD></TIMELINE></DYPER_REPLY>`);
+  assert.equal(t.from, 1);
+  assert.equal(t.to, 3.5);
+  assert.deepEqual(t.threads.map(x => [x.tid, x.name, x.runs.length]), [['9', 'main', 2], ['10', 'a&b', 1]]);
+  assert.deepEqual(t.threads[0].runs[1], { from: 2, to: 3.5, state: 'sleep', fn: '' });
+  assert.equal(t.threads[1].runs[0].fn, 'operator< (a)');
+});
+
+test('one colour per thread state, the flame graph\'s and the timeline\'s', () => {
+  assert.deepEqual(Object.keys(threadStateColours), ['running', 'lock', 'io', 'sleep', 'other']);
+  assert.equal(new Set(Object.values(threadStateColours)).size, 5);
+  assert.equal(threadStateColour('sleep'), threadStateColours.sleep);
+  assert.equal(threadStateColour('unheard-of'), '#bbbbbb');
+  // No other module of the page has a colour table of its own.
+  for (const file of ['charts/flame.js', 'charts/timeline.js']) {
+    const text = readFileSync(new URL(file, web), 'utf8');
+    assert.match(text, /from '\.\/thread_states\.js'/);
+    assert.doesNotMatch(text, /sleep: '#/);
+  }
+});
+
+test('the chart libraries: index.html loads what web/package.json lists, npm installed each', () => {
+  const listed = JSON.parse(readFileSync(new URL('package.json', web), 'utf8')).perfdm.page;
+  assert.ok(listed.some(f => f.startsWith('chart.js/')) && listed.some(f => f.startsWith('d3-flame-graph/')));
+  const html = readFileSync(new URL('index.html', web), 'utf8');
+  const loaded = [...html.matchAll(/<script src="\/lib\/([^"]+)" defer><\/script>/g)].map(m => m[1]);
+  assert.deepEqual(loaded, listed.map(f => f.replace('/dist/', '/')));
+  for (const f of listed) assert.ok(existsSync(new URL(`node_modules/${f}`, web)), `web/node_modules/${f}: run scripts/setup.sh`);
+  assert.doesNotMatch(html, /<script[^>]+src="(?!\/lib\/|\/app\.js)/);
+});
+
+test('the search form decides on the evidence by default, as perfdm search does', () => {
+  const html = readFileSync(new URL('index.html', web), 'utf8');
+  const input = (id) => html.match(new RegExp(`<input id="${id}"[^>]*>`))?.[0];
+  assert.ok(input('search-sufficient-time'), 'the form has a sufficient time');
+  assert.doesNotMatch(input('search-sufficient-time'), / value=/);
+  assert.doesNotMatch(input('search-confidence'), / value=/);
+  assert.match(input('search-confidence'), /placeholder="0\.99"/);
 });

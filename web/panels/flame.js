@@ -1,12 +1,17 @@
 // The flame graph panel: which process, view (on-CPU, off-CPU split by lock / I/O / sleep, one
 // state), thread and scope (current phase or an earlier one, optionally a time range) to ask
 // FLAMEGRAPH for, about every second; and the differential view between two phases or two time
-// ranges of one phase (docs/DASHBOARD.md §4).
+// ranges of one phase (docs/DASHBOARD.md §4). A chosen finding's function is highlighted, in
+// the view of what its hypothesis is about. The chosen process is state.process (the
+// timeline shows it too).
 
-import { ProtocolError, attr } from '/protocol.js';
-import { FlameGraph, diffTree, parseFlameGraph, profileTree } from '/flame.js';
+import { FlameGraph, diffTree, parseFlameGraph, profileTree } from '../charts/flame.js';
+import { $ } from '../dom.js';
+import { ProtocolError } from '../protocol.js';
+import { attr } from '../xml.js';
 
-const $ = (id) => document.getElementById(id);
+// The view a finding is shown in: what its hypothesis is about (CPU, lock waits, I/O waits).
+const hypothesisViews = { CPUbound: 'cpu', ExcessiveSyncWaitingTime: 'lock', ExcessiveIOBlockingTime: 'io', TooManySmallIOOps: 'io' };
 
 function flameRequest(pid, view, thread, phase, from, to) {
   let a = `VIEW='${attr(view)}' PHASE='${attr(phase || 'CURRENT')}'`;
@@ -17,19 +22,26 @@ function flameRequest(pid, view, thread, phase, from, to) {
 }
 
 export class FlamePanel {
-  constructor(connection, showError) {
-    this.connection = connection;
-    this.showError = showError;
+  constructor(page) {
+    this.connection = page.connection;
+    this.state = page.state;
+    this.every = 1000;
     this.graph = new FlameGraph($('flame-graph'), $('flame-details'));
     this.signature = '';
     this.busy = false;
     this.unsupported = false;
     for (const id of ['flame-pid', 'flame-view', 'flame-thread', 'flame-phase', 'flame-from', 'flame-to',
       'diff-on', 'diff-phase-a', 'diff-from-a', 'diff-to-a', 'diff-phase-b', 'diff-from-b', 'diff-to-b'])
-      $(id).addEventListener('change', () => { this.signature = ''; this.refresh(); });
+      $(id).addEventListener('change', () => { this.signature = ''; this.state.process = this.pid(); this.refresh(); });
     $('flame-search').addEventListener('input', (e) => this.graph.search(e.target.value));
     $('flame-reset').addEventListener('click', () => this.graph.resetZoom());
+    this.state.subscribe('watched', (watched) => this.setProcesses(watched));
+    this.state.subscribe('phases', (phases) => this.setPhases(phases));
+    this.state.subscribe('threads', (threads) => this.setThreads(threads));
+    this.state.subscribe('finding', (f) => this.showFinding(f));
   }
+
+  start() { return this.refresh(); }
 
   // The watched processes ([{pid, name}]); the first is chosen when none is.
   setProcesses(watched) {
@@ -40,6 +52,7 @@ export class FlamePanel {
     this.processSignature = signature;
     select.replaceChildren(...watched.map(w => new Option(`${w.pid} ${w.name}`, w.pid)));
     if (watched.some(w => w.pid === chosen)) select.value = chosen;
+    this.state.process = this.pid();
     this.signature = '';
     this.refresh();
   }
@@ -77,8 +90,15 @@ export class FlamePanel {
     if ([...select.options].some(o => o.value === chosen)) select.value = chosen;
   }
 
-  highlight(functionName) {
-    this.graph.highlight(functionName);
+  // A finding chosen ({hypothesis, fn}; fn '' for none): its function lit, in the view of what
+  // its hypothesis is about unless the differential view is on.
+  showFinding(f) {
+    const view = hypothesisViews[f.hypothesis];
+    if (f.fn && view && $('flame-view').value !== view && !$('diff-on').checked) {
+      $('flame-view').value = view;
+      $('flame-view').dispatchEvent(new Event('change'));
+    }
+    this.graph.highlight(f.fn);
   }
 
   pid() { return $('flame-pid').value; }

@@ -2,8 +2,10 @@
 // `perfdm search` prints them (FINDINGS, TEXT), first on the page. Clicking one highlights its
 // function in the flame graph and its thread in the timeline. An engine without FINDINGS: the
 // findings are worked out from the SHG the same way (true nodes with no true refinement).
+// FINDINGS every 2 s and when the SHG changes; publishes the findings and the one chosen.
 
-import { ProtocolError, dm } from '/protocol.js';
+import { $ } from '../dom.js';
+import { ProtocolError, dm } from '../protocol.js';
 
 // The function a /Code focus names (/Code/<module>/<function>), '' for a module or the root.
 export function codeFunction(code) {
@@ -36,18 +38,22 @@ export function findingsFromNodes(nodes) {
     });
 }
 
-export class Findings {
-  constructor(connection, list, onChoose) {
-    this.connection = connection;
-    this.list = list;
-    this.onChoose = onChoose;  // ({fn, tid}) when a finding is clicked
+export class FindingsPanel {
+  constructor(page) {
+    this.connection = page.connection;
+    this.state = page.state;
+    this.every = 2000;
+    this.list = $('findings');
     this.engineHasFindings = true;
     this.chosen = '';
     this.findings = [];
+    this.nodes = [];  // the SHG's nodes, for an engine without FINDINGS
+    this.state.subscribe('shg', (nodes) => { this.nodes = nodes; this.refresh().catch(page.showError); });
   }
 
-  // Reads FINDINGS (or derives them from `nodes`, the consultant's SHG nodes).
-  async refresh(nodes) {
+  // Reads FINDINGS (or derives them from the SHG's nodes).
+  async refresh() {
+    const nodes = this.nodes;
     let findings;
     if (this.engineHasFindings) {
       try {
@@ -66,7 +72,7 @@ export class Findings {
     }
     if (!this.engineHasFindings) findings = findingsFromNodes(nodes);
     this.render(findings);
-    return findings;
+    this.state.publish('findings', findings);
   }
 
   render(findings) {
@@ -97,6 +103,6 @@ export class Findings {
     this.chosen = again ? '' : key;
     for (const b of this.list.querySelectorAll('.finding')) b.classList.remove('chosen');
     if (!again) button.classList.add('chosen');
-    this.onChoose(again ? { fn: '', tid: '' } : f);
+    this.state.publish('finding', again ? { fn: '', tid: '' } : f);
   }
 }

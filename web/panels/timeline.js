@@ -1,0 +1,39 @@
+// Threads over time: TIMELINE every second of the process the flame graph shows
+// (state.process), drawn by charts/timeline.js with the phases and the findings marked; a
+// chosen finding's thread highlighted. Publishes the threads (the flame graph's thread choice).
+
+import { $ } from '../dom.js';
+import { Timeline, parseTimeline } from '../charts/timeline.js';
+import { ProtocolError } from '../protocol.js';
+import { attr } from '../xml.js';
+
+export class TimelinePanel {
+  constructor(page) {
+    this.connection = page.connection;
+    this.state = page.state;
+    this.every = 1000;
+    this.unsupported = false;
+    this.timeline = new Timeline($('timeline'), $('timeline-legend'));
+    this.state.subscribe('phases', (phases) => this.timeline.setPhases(phases));
+    this.state.subscribe('findings', (list) => this.timeline.setFindings(list.map(f => ({ tid: f.tid, since: f.since, text: f.text }))));
+    this.state.subscribe('finding', (f) => this.timeline.highlightThread(f.tid));
+  }
+
+  start() { return this.refresh(); }
+
+  async refresh() {
+    const pid = this.state.process;
+    if (!pid || this.unsupported || document.hidden) return;
+    let text;
+    try {
+      text = await this.connection.requestText(`<DYPER PID='${attr(pid)}' COMMAND='TIMELINE'><TIMELINE/></DYPER>`);
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === 'UNKNOWN_COMMAND') this.unsupported = true;
+      else if (!(e instanceof ProtocolError && e.code === 'UNKNOWN_TARGET')) throw e;
+      return;
+    }
+    const timeline = parseTimeline(text);
+    this.timeline.show(timeline);
+    this.state.publish('threads', timeline.threads.map(t => ({ tid: t.tid, name: t.name })));
+  }
+}
