@@ -1,6 +1,8 @@
 // Threads over time: TIMELINE every second of the process the flame graph shows
 // (state.process), drawn by charts/timeline.js with the phases and the findings marked; a
 // chosen finding's thread highlighted. Publishes the threads (the flame graph's thread choice).
+// Drawn only while in sight and only when the reply changed: a drawing is an SVG element per
+// run (hundreds), so drawing each second out of sight cost most of the page's allocations.
 
 import { $ } from '../dom.js';
 import { Timeline, parseTimeline } from '../charts/timeline.js';
@@ -14,6 +16,13 @@ export class TimelinePanel {
     this.every = 1000;
     this.unsupported = false;
     this.timeline = new Timeline($('timeline'), $('timeline-legend'));
+    this.text = '';        // the last reply
+    this.pending = null;   // a reply read out of sight, drawn when the panel comes into sight
+    this.inSight = false;
+    new IntersectionObserver((entries) => {
+      for (const e of entries) this.inSight = e.isIntersecting;
+      if (this.inSight && this.pending) { this.timeline.show(this.pending); this.pending = null; }
+    }).observe($('timeline-panel'));
     this.state.subscribe('phases', (phases) => this.timeline.setPhases(phases));
     this.state.subscribe('findings', (list) => this.timeline.setFindings(list.map(f => ({ tid: f.tid, since: f.since, text: f.text }))));
     this.state.subscribe('finding', (f) => this.timeline.highlightThread(f.tid));
@@ -32,8 +41,10 @@ export class TimelinePanel {
       else if (!(e instanceof ProtocolError && e.code === 'UNKNOWN_TARGET')) throw e;
       return;
     }
+    if (text === this.text) return;
+    this.text = text;
     const timeline = parseTimeline(text);
-    this.timeline.show(timeline);
+    if (this.inSight) { this.timeline.show(timeline); this.pending = null; } else this.pending = timeline;
     this.state.publish('threads', timeline.threads.map(t => ({ tid: t.tid, name: t.name })));
   }
 }
