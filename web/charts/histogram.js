@@ -3,57 +3,77 @@
 // complete (DATA events); a FOLD doubles the width, and the chart is re-read (DATA) so that
 // its bins are the engine's; empty buckets (nan) are gaps; phase starts are vertical lines.
 
+import { setText } from '../dom.js';
 import { Chart } from './libraries.js';
 
 // Draws the bars (the histogram's `bars`: [{x0, x1, y}] in seconds and the metric's unit) as one
 // path filled once: Chart.js's own bars cost a save, a path, a fill and a restore each, and an
 // options lookup per bar on every update (most of a second's drawing with 20 live charts).
-const bars = {
-  id: 'bars',
-  afterDatasetsDraw(chart, _args, options) {
-    const h = options.histogram;
-    if (!h || !h.bars.length) return;
-    const { ctx, chartArea, scales } = chart;
-    const base = scales.y.getPixelForValue(0);
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height);
-    ctx.clip();
-    ctx.beginPath();
-    for (const b of h.bars) {
-      const x0 = scales.x.getPixelForValue(b.x0);
-      const x1 = scales.x.getPixelForValue(b.x1);
-      const y = scales.y.getPixelForValue(b.y);
-      ctx.rect(x0, Math.min(y, base), Math.max(1, x1 - x0), Math.abs(base - y));
-    }
-    ctx.fillStyle = '#2e86c1';
-    ctx.fill();
-    ctx.restore();
-  },
-};
+function drawBars(chart, h) {
+  if (!h.bars.length) return;
+  const { ctx, chartArea, scales } = chart;
+  const base = scales.y.getPixelForValue(0);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height);
+  ctx.clip();
+  ctx.beginPath();
+  for (const b of h.bars) {
+    const x0 = scales.x.getPixelForValue(b.x0);
+    const x1 = scales.x.getPixelForValue(b.x1);
+    const y = scales.y.getPixelForValue(b.y);
+    ctx.rect(x0, Math.min(y, base), Math.max(1, x1 - x0), Math.abs(base - y));
+  }
+  ctx.fillStyle = '#2e86c1';
+  ctx.fill();
+  ctx.restore();
+}
 
 // Draws a dashed line and the phase's name at each phase start inside the chart.
-const phaseMarkers = {
-  id: 'phaseMarkers',
-  afterDatasetsDraw(chart, _args, options) {
-    const { ctx, chartArea, scales } = chart;
+function drawPhaseMarkers(chart, h) {
+  const { ctx, chartArea, scales } = chart;
+  ctx.save();
+  ctx.strokeStyle = '#c0392b';
+  ctx.fillStyle = '#c0392b';
+  ctx.setLineDash([4, 3]);
+  ctx.font = '10px sans-serif';
+  for (const p of h.phases) {
+    if (p.start < h.start || p.start > h.start + h.values.length * h.width) continue;
+    const x = scales.x.getPixelForValue(p.start);
+    ctx.beginPath();
+    ctx.moveTo(x, chartArea.top);
+    ctx.lineTo(x, chartArea.bottom);
+    ctx.stroke();
+    ctx.fillText(p.name, x + 3, chartArea.top + 10);
+  }
+  ctx.restore();
+}
+
+// Chart.js draws the axes (grid, ticks, labels, titles: text, the costly part of a software
+// canvas), then this plugin keeps a copy of them and draws the bars and the phase marks. While
+// the axes stay, a redraw is that copy and the bars (Histogram.render), not Chart.js's draw.
+const histogramLayers = {
+  id: 'histogramLayers',
+  beforeDatasetsDraw(chart, _args, options) {
     const h = options.histogram;
     if (!h) return;
-    ctx.save();
-    ctx.strokeStyle = '#c0392b';
-    ctx.fillStyle = '#c0392b';
-    ctx.setLineDash([4, 3]);
-    ctx.font = '10px sans-serif';
-    for (const p of h.phases) {
-      if (p.start < h.start || p.start > h.start + h.values.length * h.width) continue;
-      const x = scales.x.getPixelForValue(p.start);
-      ctx.beginPath();
-      ctx.moveTo(x, chartArea.top);
-      ctx.lineTo(x, chartArea.bottom);
-      ctx.stroke();
-      ctx.fillText(p.name, x + 3, chartArea.top + 10);
+    const { canvas } = chart;
+    h.axesImage ??= document.createElement('canvas');
+    const image = h.axesImage;
+    if (image.width !== canvas.width || image.height !== canvas.height) {
+      image.width = canvas.width;
+      image.height = canvas.height;
     }
-    ctx.restore();
+    const copy = image.getContext('2d');
+    copy.clearRect(0, 0, image.width, image.height);
+    copy.drawImage(canvas, 0, 0);
+    h.axesImageFor = `${canvas.width}x${canvas.height}`;
+  },
+  afterDatasetsDraw(chart, _args, options) {
+    const h = options.histogram;
+    if (!h) return;
+    drawBars(chart, h);
+    drawPhaseMarkers(chart, h);
   },
 };
 
@@ -77,6 +97,10 @@ export class Histogram {
     this.width = 0.2;
     this.values = [];   // completed buckets; null = empty (a gap)
     this.bars = [];     // what is drawn: [{x0, x1, y}] (render())
+    this.axesImage = null;  // the axes as Chart.js drew them last (histogramLayers)
+    this.axesImageFor = '';  // the canvas size it was drawn at
+    this.updates = 0;   // Chart.js's updates (the axes moved), and redraws of the bars alone
+    this.redraws = 0;
     this.phases = phases;
     this.card = document.createElement('div');
     this.card.className = 'histogram';
@@ -100,20 +124,20 @@ export class Histogram {
       type: 'bar',
       // A linear time axis: a category axis of one label per bucket cost most of the drawing
       // (a tick, a grid line and auto-skipping for each of up to 1,000 buckets, 20 charts).
-      // Chart.js draws the axes only; the bars are the `bars` plugin's.
+      // Chart.js draws the axes only; the bars are histogramLayers'.
       data: { datasets: [{ data: [] }] },
       options: {
         animation: false,
         parsing: false,
         normalized: true,
         maintainAspectRatio: false,
-        plugins: { legend: { display: false }, tooltip: { enabled: false }, bars: { histogram: this }, phaseMarkers: { histogram: this } },
+        plugins: { legend: { display: false }, tooltip: { enabled: false }, histogramLayers: { histogram: this } },
         scales: {
           x: { type: 'linear', grid: { display: false }, ticks: { maxTicksLimit: 8, maxRotation: 0 }, title: { display: true, text: 'seconds' } },
           y: { beginAtZero: true },
         },
       },
-      plugins: [bars, phaseMarkers],
+      plugins: [histogramLayers],
     });
   }
 
@@ -155,8 +179,8 @@ export class Histogram {
     this.bars = drawn;
     // Axes that move in steps: the time axis ends at the next multiple of a quarter of its
     // length (rounded to 1, 2 or 5), the value axis at the next round value above the highest
-    // bar; while neither moves, only the bars are drawn again (Chart.js's draw, without its
-    // update's scales, ticks and layout).
+    // bar; while neither moves, only the bars are drawn again, over the copy of the axes
+    // (histogramLayers), without Chart.js's update (scales, ticks, layout) or draw (text).
     const end = this.start + Math.max(1, this.values.length) * this.width;
     const axes = {
       xMin: this.start,
@@ -165,14 +189,23 @@ export class Histogram {
       yMax: high > 0 ? roundUp(high, roundStep(high / 5)) : 1,
     };
     const same = this.axes && Object.keys(axes).every(k => axes[k] === this.axes[k]);
-    if (same && this.chart.chartArea) {
-      this.chart.draw();
+    const { canvas, ctx } = this.chart;
+    if (same && this.chart.chartArea && this.axesImageFor === `${canvas.width}x${canvas.height}`) {
+      ctx.save();
+      ctx.resetTransform();
+      ctx.clearRect(0, 0, canvas.width, canvas.height);
+      ctx.drawImage(this.axesImage, 0, 0);
+      ctx.restore();
+      drawBars(this.chart, this);
+      drawPhaseMarkers(this.chart, this);
+      this.redraws++;
     } else {
       this.axes = axes;
       const { x, y } = this.chart.options.scales;
       Object.assign(x, { min: axes.xMin, max: axes.xMax });
       Object.assign(y, { min: axes.yMin, max: axes.yMax });
       this.chart.update('none');
+      this.updates++;
     }
     this.mark();
   }
@@ -181,10 +214,10 @@ export class Histogram {
   mark() {
     let filled = 0;
     for (const v of this.values) if (v !== null) filled++;
-    this.card.dataset.completed = String(this.values.length);
-    this.card.dataset.filled = String(filled);
-    this.card.dataset.width = String(this.width);
-    this.info.textContent = ` ${this.values.length} buckets of ${this.width} s`;
+    const marks = { completed: this.values.length, filled, width: this.width, updates: this.updates, redraws: this.redraws };
+    for (const [k, v] of Object.entries(marks))
+      if (this.card.dataset[k] !== String(v)) this.card.dataset[k] = String(v);
+    setText(this.info, ` ${this.values.length} buckets of ${this.width} s`);
   }
 
   remove() {
