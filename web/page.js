@@ -1,14 +1,17 @@
 // The page: its one connection to the engine, its state (state.js), its error box, and its
 // panels' life. A panel is an object with any of (docs/DASHBOARD.md §4, "Panels"):
 //   start()         the first read, once the stream is open (panels start in order, awaited)
-//   refresh()       called every `every` ms from then on; with `whileInSight` (an element),
-//                   only while that element is on screen and the page is visible
+//   refresh()       called every `every` ms from then on (whole seconds: the page has one
+//                   timer); with `whileInSight` (an element), only while that element is on
+//                   screen and the page is visible
 //   event(element)  every stream event but DATA (NEWPHASE, FOLD, SHGNODE, …), parsed
 // A panel gets the page in its constructor: `connection`, `state`, `run`, `showError`.
 
 import { $ } from './dom.js';
 import { ProtocolError, dm } from './protocol.js';
 import { PageState } from './state.js';
+
+const tick = 1000;  // ms: the page's one timer
 
 export class Page {
   constructor(connection) {
@@ -56,16 +59,26 @@ export class Page {
     this.state.stream = stream.firstElementChild.getAttribute('ID');
     for (const panel of panels) await panel.start?.();
     document.body.dataset.ready = 'true';
-    for (const panel of panels) if (panel.refresh && panel.every) this.every(panel);
+    this.schedule(panels);
   }
 
-  every(panel) {
-    let inSight = !panel.whileInSight;
-    if (panel.whileInSight)
-      new IntersectionObserver((es) => { for (const e of es) inSight = e.isIntersecting; }).observe(panel.whileInSight);
+  // One timer for every panel: the refreshes due run in the same task each second, so that
+  // their changes reach the screen in one frame (a timer a panel, each at its own phase, made
+  // a frame each: two or three a second with nothing more to show).
+  schedule(panels) {
+    const periodic = panels.filter(p => p.refresh && p.every).map((panel) => {
+      const entry = { panel, ticks: Math.max(1, Math.round(panel.every / tick)), inSight: !panel.whileInSight };
+      if (panel.whileInSight)
+        new IntersectionObserver((es) => { for (const e of es) entry.inSight = e.isIntersecting; }).observe(panel.whileInSight);
+      return entry;
+    });
+    let n = 0;
     setInterval(() => {
-      if (panel.whileInSight && (!inSight || document.hidden)) return;
-      panel.refresh().catch((e) => { if (this.connection.ws.readyState === WebSocket.OPEN) this.showError(e); });
-    }, panel.every);
+      n++;
+      for (const { panel, ticks, inSight } of periodic) {
+        if (n % ticks || (panel.whileInSight && (!inSight || document.hidden))) continue;
+        panel.refresh().catch((e) => { if (this.connection.ws.readyState === WebSocket.OPEN) this.showError(e); });
+      }
+    }, tick);
   }
 }

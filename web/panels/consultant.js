@@ -92,7 +92,10 @@ export class ConsultantPanel {
   renderSoon() {
     if (this.renderPending) return;
     this.renderPending = true;
-    setTimeout(() => { this.renderPending = false; this.render(); this.state.publish('shg', [...this.nodes.values()]); }, 250);
+    setTimeout(() => {
+      this.renderPending = false;
+      if (this.render()) this.state.publish('shg', [...this.nodes.values()]);
+    }, 250);
   }
 
   summary() {
@@ -102,7 +105,12 @@ export class ConsultantPanel {
     return `${this.nodes.size} nodes: ` + states.map((s) => `${count[s]} ${s}`).join(', ');
   }
 
+  // Draws the nodes, only when they or `summary` changed (SHG is read every 3 s, and a tree
+  // drawn again is a layout and a paint of the page); says whether it drew.
   render(summary = this.summary()) {
+    const signature = JSON.stringify([summary, [...this.nodes.values()]]);
+    if (signature === this.signature) return false;
+    this.signature = signature;
     this.stateLine.textContent = summary;
     this.tree.replaceChildren();
     const children = new Map();  // parent key ('' for the top) → nodes
@@ -149,6 +157,7 @@ export class ConsultantPanel {
       }
     };
     build('', this.tree, 0);
+    return true;
   }
 }
 
