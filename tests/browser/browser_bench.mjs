@@ -50,7 +50,10 @@ function cpuSeconds(root) {
     if (!under) continue;
     result.total += t;
     try {
-      const type = (readFileSync(`/proc/${pid}/cmdline`, 'utf8').match(/--type=([^\0]+)/) || [, 'browser'])[1];
+      // Chromium rewrites its command line as one line (its process title).
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const sub = cmdline.match(/--utility-sub-type=(?:\w+\.mojom\.)?(\w+)/);
+      const type = (cmdline.match(/--type=([\w-]+)/) || [, 'browser'])[1] + (sub ? `(${sub[1]})` : '');
       result.types[type] = (result.types[type] || 0) + t;
       for (const task of readdirSync(`/proc/${pid}/task`)) {
         const s = stat(`/proc/${pid}/task/${task}/stat`);
@@ -119,9 +122,11 @@ async function histogramBench(processes) {
       }
     await page.$eval('#charts-panel', (e) => e.scrollIntoView());
     await new Promise(r => setTimeout(r, 3000));
+    const sum = (key) => page.$$eval('.histogram', (hs, k) => hs.reduce((a, h) => a + Number(h.dataset[k] || 0), 0), key);
+    const [updates, redraws] = [await sum('updates'), await sum('redraws')];
     const result = await measure(browser, page);
-    const buckets = await page.$$eval('.histogram', hs => hs.reduce((a, h) => a + Number(h.dataset.completed), 0));
-    console.log(`histograms ${enabled}, ${result}; ${buckets} buckets on the page`);
+    console.log(`histograms ${enabled}, ${result}; ${await sum('completed')} buckets on the page; while measured ` +
+      `${await sum('updates') - updates} Chart.js updates (axes moved), ${await sum('redraws') - redraws} redraws of the bars alone`);
   } finally {
     await browser.close().catch(() => {});
   }
