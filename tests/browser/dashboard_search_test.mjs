@@ -50,7 +50,9 @@ async function main() {
     .some((n) => /<\/Code\/pc_cpu\/\w+,/.test(n.textContent)));
 
   // Coloured by state: every node's class is its STATE, and true is drawn red, false green.
-  const nodes = await page.$$eval('#shg-tree .shg-node', (list) => list.map((n) => ({
+  // Read in one evaluation: the tree is drawn again when nodes change, and a node taken from an
+  // earlier drawing has no computed style.
+  const nodes = await page.evaluate(() => [...document.querySelectorAll('#shg-tree .shg-node')].map((n) => ({
     state: n.dataset.state, cls: n.className, colour: getComputedStyle(n).backgroundColor, text: n.textContent,
   })));
   for (const n of nodes) {
