@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/daemon_command.hpp"
+#include "cli/darshan_log_options.hpp"
 #include "cli/relay_command.hpp"
 #include "cli/frames_commands.hpp"
 #include "cli/engine_controller.hpp"
@@ -279,7 +280,7 @@ int main(int argc, char** argv) {
   perfdm::log_command_options log_options;
   auto* log = app.add_subcommand(
       "log", "Print a perfdm log: # header lines, then one tab-separated row per value "
-             "(module, record id, counter, value, name)");
+             "(module, record id, counter, value, name); or a Darshan log, as darshan-parser");
   log->add_option("FILE", log_options.file, "the log (NAME, or NAME.partial after a crash)")
       ->required();
   log->add_flag("--json", log_options.json, "print JSON Lines instead");
@@ -293,6 +294,7 @@ int main(int argc, char** argv) {
                   "Perfetto and chrome://tracing) to this file instead of printing");
   perfdm::profile_export_options log_profile;  // --folded, --pprof, --view (docs/FLAME.md)
   perfdm::add_profile_export_options(log, log_profile);
+  perfdm::add_darshan_log_options(log, log_options);
 
   perfdm::add_frames_commands(app);
   perfdm::send_options send_options;

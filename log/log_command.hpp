@@ -1,5 +1,7 @@
 // `perfdm log FILE`: prints a perfdm log (docs/LOG-FORMAT.md) as `#` header lines and one
-// tab-separated row per value, or as JSON Lines. cli/main.cpp wraps it in a subcommand.
+// tab-separated row per value, or as JSON Lines; a Darshan log (known by its magic number,
+// whatever its name) as darshan-parser prints it (darshan/darshan_text.hpp), or as CSV
+// tables. cli/main.cpp wraps it in a subcommand.
 #pragma once
 
 #include <ostream>
@@ -14,7 +16,15 @@ struct log_command_options {
   std::string file;                  // FILE: the log, NAME or NAME.partial
   bool json = false;                 // --json: JSON Lines
   std::vector<std::string> modules;  // --module NAME (repeatable): only these modules
-  bool show_partial = false;         // --show-partial: also print modules marked partial
+  bool show_partial = false;         // --show-partial (--show-incomplete): also print modules
+                                     // marked partial
+  // Darshan logs only:
+  bool total = false;    // --total: darshan-parser's totals of POSIX, MPI-IO and STDIO
+  bool perf = false;     // --perf: its performance estimate
+  bool file_counts = false;  // --file: its file counts
+  bool base = false;     // --base: the records too when --total, --perf or --file is given
+  bool dxt = false;      // --dxt: darshan-dxt-parser's output (the DXT segments)
+  std::string csv_dir;   // --csv DIR: one CSV table per module into DIR instead of printing
   const log_printer_registry* registry = nullptr;  // null: default_log_printers()
 };
 

@@ -28,6 +28,9 @@ packages+=(libncurses-dev tmux linux-perf)
 # golang-github-google-pprof-dev (compiled at build time from where Debian installs it); Go's
 # own `go tool pprof` (golang-go) reads them in tests/profile/go_pprof.sh.
 packages+=(libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev golang-go)
+# Darshan's logs (darshan/, perfdm log FILE.darshan): bzip2-compressed regions; CSV tables are
+# checked with pandas (python3-pandas).
+packages+=(libbz2-dev python3-pandas)
 # The Performance Consultant's live tests on programs nobody here wrote
 # (tests/pc_real_programs_live_test.cpp): Debian's xz, sqlite3 and python3 (the GIL test needs
 # /usr/bin/python3 itself, not a python from elsewhere); binutils' strip, objcopy and nm and
