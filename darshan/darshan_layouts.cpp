@@ -206,11 +206,8 @@ std::int64_t missing_int(int module, std::size_t current_index) {
 
 double missing_float(int, std::size_t) { return -1; }
 
-std::string_view module_name(int module, std::string_view log_version) {
+std::string_view module_name(int module) {
   if (module < 0 || module >= known_module_count) return "<UNKNOWN>";
-  // "3.00" < "3.10" < "3.20" < "3.21" < "3.41": two-digit minors compare as text.
-  if (module == H5F_MOD && log_version < "3.20") return "HDF5";
-  if (module == PNETCDF_FILE_MOD && log_version < "3.41") return "PNETCDF";
   return module_names[module];
 }
 

@@ -58,9 +58,8 @@ const record_layout* current_layout(int module);
 std::int64_t missing_int(int module, std::size_t current_index);
 double missing_float(int module, std::size_t current_index);
 
-// The module name a log of `log_version` ("3.10") gives module `module`: darshan-parser's
-// name, except the older formats' "HDF5" (H5F before 3.20) and "PNETCDF" (PNETCDF_FILE
-// before 3.41).
-std::string_view module_name(int module, std::string_view log_version);
+// darshan-parser's name of `module` ("<UNKNOWN>" for ids it does not know). The older formats
+// called H5F "HDF5" and PNETCDF_FILE "PNETCDF"; their counters keep those names.
+std::string_view module_name(int module);
 
 }  // namespace perfdm::darshan

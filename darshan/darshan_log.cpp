@@ -216,7 +216,7 @@ void log_file::read_header() {
     if (len == 0 && !is_partial) continue;
     module_region m;
     m.id = id;
-    m.name = id < known_module_count ? std::string(module_name(id, version_))
+    m.name = id < known_module_count ? std::string(module_name(id))
                                      : "<UNKNOWN> module (id " + std::to_string(id) + ")";
     m.version = ver;
     m.offset = off;
@@ -227,6 +227,25 @@ void log_file::read_header() {
   }
   std::sort(modules_.begin(), modules_.end(),
             [](const module_region& a, const module_region& b) { return a.id < b.id; });
+
+  // A region ends where the next one starts: a length claiming more (a damaged header) is
+  // cut there, with a note, so that its reader does not run on into the next region.
+  std::vector<std::uint64_t> starts = {name_offset_};
+  for (const auto& m : modules_) starts.push_back(m.offset);
+  auto clamp = [&](std::uint64_t off, std::uint64_t& len, const std::string& what) {
+    if (off == 0 || len == 0) return;
+    std::uint64_t next = UINT64_MAX;
+    for (std::uint64_t s : starts)
+      if (s > off && s < next) next = s;
+    if (next != UINT64_MAX && len > next - off) {
+      note(what + " claims " + std::to_string(len) + " bytes at offset " + std::to_string(off) +
+           ", but the next region starts at offset " + std::to_string(next) +
+           ": read as its " + std::to_string(next - off) + " bytes");
+      len = next - off;
+    }
+  };
+  clamp(name_offset_, name_length_, "the name region");
+  for (auto& m : modules_) clamp(m.offset, m.length, "the " + m.name + " region");
 
   // The job region runs from the header to the name region (or the first module region,
   // or the end of the file).

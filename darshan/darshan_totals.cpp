@@ -1,6 +1,7 @@
 #include "darshan/darshan_totals.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "darshan/darshan_counters.hpp"
 
@@ -24,134 +25,77 @@ struct fold_rules {
   int max_byte_read = -1, max_byte_written = -1;
 };
 
-template <class E>
-void assign(std::vector<E>& roles, std::initializer_list<int> at, E role) {
-  for (int i : at) roles[static_cast<std::size_t>(i)] = role;
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-void range(std::vector<int_role>& roles, int from, int to, int_role role) {
-  for (int i = from; i <= to; ++i) roles[static_cast<std::size_t>(i)] = role;
-}
-
-fold_rules posix_rules() {
+// The rules of POSIX, MPI-IO or STDIO, from their counter names (darshan-util folds the
+// three alike: only MPI-IO's and STDIO's missing counters differ).
+fold_rules rules_for(int module) {
+  const record_layout& cur = *current_layout(module);
+  const std::string prefix = module == POSIX_MOD ? "POSIX_" : module == MPIIO_MOD ? "MPIIO_" : "STDIO_";
+  auto int_at = [&](const std::string& name) {
+    for (std::size_t i = 0; i < cur.ints.size(); ++i)
+      if (prefix + name == cur.ints[i]) return static_cast<int>(i);
+    return -1;
+  };
+  auto float_at = [&](const std::string& name) {
+    for (std::size_t i = 0; i < cur.floats.size(); ++i)
+      if (prefix + "F_" + name == cur.floats[i]) return static_cast<int>(i);
+    return -1;
+  };
   fold_rules r;
-  r.ints.assign(POSIX_NUM_INDICES, int_role::keep);
-  r.floats.assign(POSIX_F_NUM_INDICES, float_role::keep);
-  range(r.ints, POSIX_OPENS, POSIX_RENAME_TARGETS, int_role::sum);
-  assign(r.ints, {POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, POSIX_CONSEC_READS,
-                  POSIX_CONSEC_WRITES, POSIX_SEQ_READS, POSIX_SEQ_WRITES, POSIX_RW_SWITCHES,
-                  POSIX_MEM_NOT_ALIGNED, POSIX_FILE_NOT_ALIGNED},
-         int_role::sum);
-  range(r.ints, POSIX_SIZE_READ_0_100, POSIX_SIZE_WRITE_1G_PLUS, int_role::sum);
-  assign(r.ints, {POSIX_RENAMED_FROM, POSIX_MODE, POSIX_MEM_ALIGNMENT, POSIX_FILE_ALIGNMENT},
-         int_role::set);
-  assign(r.ints, {POSIX_MAX_BYTE_READ, POSIX_MAX_BYTE_WRITTEN}, int_role::max);
-  assign(r.ints, {POSIX_STRIDE1_STRIDE, POSIX_ACCESS1_ACCESS}, int_role::top4);
-  r.clamp_sums = true;
-  assign(r.floats, {POSIX_F_READ_TIME, POSIX_F_WRITE_TIME, POSIX_F_META_TIME}, float_role::sum);
-  assign(r.floats, {POSIX_F_OPEN_START_TIMESTAMP, POSIX_F_READ_START_TIMESTAMP,
-                    POSIX_F_WRITE_START_TIMESTAMP, POSIX_F_CLOSE_START_TIMESTAMP},
-         float_role::min_nonzero);
-  assign(r.floats, {POSIX_F_OPEN_END_TIMESTAMP, POSIX_F_READ_END_TIMESTAMP,
-                    POSIX_F_WRITE_END_TIMESTAMP, POSIX_F_CLOSE_END_TIMESTAMP},
-         float_role::max);
-  assign(r.floats, {POSIX_F_MAX_READ_TIME, POSIX_F_MAX_WRITE_TIME}, float_role::max_time);
-  assign(r.floats, {POSIX_F_FASTEST_RANK_TIME}, float_role::fastest);
-  assign(r.floats, {POSIX_F_SLOWEST_RANK_TIME}, float_role::slowest);
-  assign(r.floats, {POSIX_F_VARIANCE_RANK_TIME, POSIX_F_VARIANCE_RANK_BYTES}, float_role::zero);
-  r.bytes_read = POSIX_BYTES_READ;
-  r.bytes_written = POSIX_BYTES_WRITTEN;
-  r.read_time = POSIX_F_READ_TIME;
-  r.write_time = POSIX_F_WRITE_TIME;
-  r.meta_time = POSIX_F_META_TIME;
-  r.max_read_time = POSIX_F_MAX_READ_TIME;
-  r.max_read_size = POSIX_MAX_READ_TIME_SIZE;
-  r.max_write_time = POSIX_F_MAX_WRITE_TIME;
-  r.max_write_size = POSIX_MAX_WRITE_TIME_SIZE;
-  r.fastest_rank = POSIX_FASTEST_RANK;
-  r.fastest_bytes = POSIX_FASTEST_RANK_BYTES;
-  r.slowest_rank = POSIX_SLOWEST_RANK;
-  r.slowest_bytes = POSIX_SLOWEST_RANK_BYTES;
-  r.fastest_time = POSIX_F_FASTEST_RANK_TIME;
-  r.slowest_time = POSIX_F_SLOWEST_RANK_TIME;
-  r.max_byte_read = POSIX_MAX_BYTE_READ;
-  r.max_byte_written = POSIX_MAX_BYTE_WRITTEN;
-  return r;
-}
-
-fold_rules mpiio_rules() {
-  fold_rules r;
-  r.ints.assign(MPIIO_NUM_INDICES, int_role::keep);
-  r.floats.assign(MPIIO_F_NUM_INDICES, float_role::keep);
-  range(r.ints, MPIIO_INDEP_OPENS, MPIIO_VIEWS, int_role::sum);
-  assign(r.ints, {MPIIO_BYTES_READ, MPIIO_BYTES_WRITTEN, MPIIO_RW_SWITCHES}, int_role::sum);
-  range(r.ints, MPIIO_SIZE_READ_AGG_0_100, MPIIO_SIZE_WRITE_AGG_1G_PLUS, int_role::sum);
-  assign(r.ints, {MPIIO_MODE}, int_role::set);
-  assign(r.ints, {MPIIO_ACCESS1_ACCESS}, int_role::top4);
-  r.top4_needs_first = true;
-  assign(r.floats, {MPIIO_F_READ_TIME, MPIIO_F_WRITE_TIME, MPIIO_F_META_TIME}, float_role::sum);
-  assign(r.floats, {MPIIO_F_OPEN_START_TIMESTAMP, MPIIO_F_READ_START_TIMESTAMP,
-                    MPIIO_F_WRITE_START_TIMESTAMP, MPIIO_F_CLOSE_START_TIMESTAMP},
-         float_role::min_nonzero);
-  assign(r.floats, {MPIIO_F_OPEN_END_TIMESTAMP, MPIIO_F_READ_END_TIMESTAMP,
-                    MPIIO_F_WRITE_END_TIMESTAMP, MPIIO_F_CLOSE_END_TIMESTAMP},
-         float_role::max);
-  assign(r.floats, {MPIIO_F_MAX_READ_TIME, MPIIO_F_MAX_WRITE_TIME}, float_role::max_time);
-  assign(r.floats, {MPIIO_F_FASTEST_RANK_TIME}, float_role::fastest);
-  assign(r.floats, {MPIIO_F_SLOWEST_RANK_TIME}, float_role::slowest);
-  assign(r.floats, {MPIIO_F_VARIANCE_RANK_TIME, MPIIO_F_VARIANCE_RANK_BYTES}, float_role::zero);
-  r.bytes_read = MPIIO_BYTES_READ;
-  r.bytes_written = MPIIO_BYTES_WRITTEN;
-  r.read_time = MPIIO_F_READ_TIME;
-  r.write_time = MPIIO_F_WRITE_TIME;
-  r.meta_time = MPIIO_F_META_TIME;
-  r.max_read_time = MPIIO_F_MAX_READ_TIME;
-  r.max_read_size = MPIIO_MAX_READ_TIME_SIZE;
-  r.max_write_time = MPIIO_F_MAX_WRITE_TIME;
-  r.max_write_size = MPIIO_MAX_WRITE_TIME_SIZE;
-  r.fastest_rank = MPIIO_FASTEST_RANK;
-  r.fastest_bytes = MPIIO_FASTEST_RANK_BYTES;
-  r.slowest_rank = MPIIO_SLOWEST_RANK;
-  r.slowest_bytes = MPIIO_SLOWEST_RANK_BYTES;
-  r.fastest_time = MPIIO_F_FASTEST_RANK_TIME;
-  r.slowest_time = MPIIO_F_SLOWEST_RANK_TIME;
-  return r;
-}
-
-fold_rules stdio_rules() {
-  fold_rules r;
-  r.ints.assign(STDIO_NUM_INDICES, int_role::keep);
-  r.floats.assign(STDIO_F_NUM_INDICES, float_role::keep);
-  range(r.ints, STDIO_OPENS, STDIO_BYTES_READ, int_role::sum);
-  assign(r.ints, {STDIO_MAX_BYTE_READ, STDIO_MAX_BYTE_WRITTEN}, int_role::max);
-  assign(r.floats, {STDIO_F_META_TIME, STDIO_F_WRITE_TIME, STDIO_F_READ_TIME}, float_role::sum);
-  assign(r.floats, {STDIO_F_OPEN_START_TIMESTAMP, STDIO_F_CLOSE_START_TIMESTAMP,
-                    STDIO_F_WRITE_START_TIMESTAMP, STDIO_F_READ_START_TIMESTAMP},
-         float_role::min_nonzero);
-  assign(r.floats, {STDIO_F_OPEN_END_TIMESTAMP, STDIO_F_CLOSE_END_TIMESTAMP,
-                    STDIO_F_WRITE_END_TIMESTAMP, STDIO_F_READ_END_TIMESTAMP},
-         float_role::max);
-  assign(r.floats, {STDIO_F_FASTEST_RANK_TIME}, float_role::fastest);
-  assign(r.floats, {STDIO_F_SLOWEST_RANK_TIME}, float_role::slowest);
-  assign(r.floats, {STDIO_F_VARIANCE_RANK_TIME, STDIO_F_VARIANCE_RANK_BYTES}, float_role::zero);
-  r.bytes_read = STDIO_BYTES_READ;
-  r.bytes_written = STDIO_BYTES_WRITTEN;
-  r.read_time = STDIO_F_READ_TIME;
-  r.write_time = STDIO_F_WRITE_TIME;
-  r.meta_time = STDIO_F_META_TIME;
-  r.fastest_rank = STDIO_FASTEST_RANK;
-  r.fastest_bytes = STDIO_FASTEST_RANK_BYTES;
-  r.slowest_rank = STDIO_SLOWEST_RANK;
-  r.slowest_bytes = STDIO_SLOWEST_RANK_BYTES;
-  r.fastest_time = STDIO_F_FASTEST_RANK_TIME;
-  r.slowest_time = STDIO_F_SLOWEST_RANK_TIME;
-  r.max_byte_read = STDIO_MAX_BYTE_READ;
-  r.max_byte_written = STDIO_MAX_BYTE_WRITTEN;
+  for (const char* full : cur.ints) {
+    const std::string n = std::string(full).substr(prefix.size());
+    int_role role = int_role::sum;
+    if (n == "RENAMED_FROM" || n == "MODE" || n == "MEM_ALIGNMENT" || n == "FILE_ALIGNMENT")
+      role = int_role::set;
+    else if (n.rfind("MAX_BYTE_", 0) == 0)
+      role = int_role::max;
+    else if (n == "STRIDE1_STRIDE" || n == "ACCESS1_ACCESS")
+      role = int_role::top4;
+    else if (n.find("_RANK") != std::string::npos || ends_with(n, "_TIME_SIZE") ||
+             n.rfind("STRIDE", 0) == 0 || n.rfind("ACCESS", 0) == 0)
+      role = int_role::keep;  // set with the float counters, or with the first of a block
+    r.ints.push_back(role);
+  }
+  for (const char* full : cur.floats) {
+    const std::string n = std::string(full).substr(prefix.size() + 2);
+    float_role role = float_role::keep;
+    if (n == "READ_TIME" || n == "WRITE_TIME" || n == "META_TIME") role = float_role::sum;
+    else if (ends_with(n, "_START_TIMESTAMP")) role = float_role::min_nonzero;
+    else if (ends_with(n, "_END_TIMESTAMP")) role = float_role::max;
+    else if (n == "MAX_READ_TIME" || n == "MAX_WRITE_TIME") role = float_role::max_time;
+    else if (n == "FASTEST_RANK_TIME") role = float_role::fastest;
+    else if (n == "SLOWEST_RANK_TIME") role = float_role::slowest;
+    else if (n.rfind("VARIANCE_", 0) == 0) role = float_role::zero;
+    r.floats.push_back(role);
+  }
+  r.clamp_sums = module == POSIX_MOD;
+  r.top4_needs_first = module == MPIIO_MOD;
+  r.bytes_read = int_at("BYTES_READ");
+  r.bytes_written = int_at("BYTES_WRITTEN");
+  r.read_time = float_at("READ_TIME");
+  r.write_time = float_at("WRITE_TIME");
+  r.meta_time = float_at("META_TIME");
+  r.max_read_time = float_at("MAX_READ_TIME");
+  r.max_read_size = int_at("MAX_READ_TIME_SIZE");
+  r.max_write_time = float_at("MAX_WRITE_TIME");
+  r.max_write_size = int_at("MAX_WRITE_TIME_SIZE");
+  r.fastest_rank = int_at("FASTEST_RANK");
+  r.fastest_bytes = int_at("FASTEST_RANK_BYTES");
+  r.slowest_rank = int_at("SLOWEST_RANK");
+  r.slowest_bytes = int_at("SLOWEST_RANK_BYTES");
+  r.fastest_time = float_at("FASTEST_RANK_TIME");
+  r.slowest_time = float_at("SLOWEST_RANK_TIME");
+  r.max_byte_read = int_at("MAX_BYTE_READ");
+  r.max_byte_written = int_at("MAX_BYTE_WRITTEN");
   return r;
 }
 
 const fold_rules& rules_of(int module) {
-  static const fold_rules posix = posix_rules(), mpiio = mpiio_rules(), stdio = stdio_rules();
+  static const fold_rules posix = rules_for(POSIX_MOD), mpiio = rules_for(MPIIO_MOD),
+                          stdio = rules_for(STDIO_MOD);
   return module == POSIX_MOD ? posix : module == MPIIO_MOD ? mpiio : stdio;
 }
 
