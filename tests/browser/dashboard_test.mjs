@@ -80,6 +80,41 @@ async function main() {
   if (!consultant.startsWith('no search') && !/nodes/.test(consultant)) throw new Error(`the consultant panel says '${consultant}'`);
   await page.screenshot({ path: join(out, 'dashboard-archived.png'), fullPage: true });
 
+  // A chart drawn bit by bit (new buckets redraw only from the first changed bar) has the same
+  // pixels as the same histogram drawn whole (but for anti-aliased edges: the rasteriser may
+  // round a path of a few bars and one of a hundred a level apart).
+  const drawing = await page.evaluate(async () => {
+    const { Histogram } = await import('/charts/histogram.js');
+    const box = document.createElement('div');
+    box.style.width = '440px';
+    document.body.append(box);
+    const phases = [{ start: 1, name: 'one' }, { start: 6.5, name: 'two' }];
+    const value = (i) => (i % 7 === 3 ? NaN : 100 + 60 * Math.sin(i / 15) + (i % 5));
+    const live = new Histogram(box, 'live', phases);
+    const whole = new Histogram(box, 'whole', phases);
+    for (const h of [live, whole]) Object.assign(h, { start: 0, width: 0.02 });
+    for (let i = 0; i < 301; i++) live.set(i, value(i));
+    live.render();
+    live.render();  // laid out: bars grouped by the chart's width
+    const updates = live.updates, redraws = live.redraws;
+    for (let i = 301; i < 400; i++) { live.set(i, value(i)); if (i % 9 === 0) live.render(); }
+    live.render();
+    for (let i = 0; i < 400; i++) whole.set(i, value(i));
+    whole.render();
+    whole.render();
+    const pixels = (h) => h.chart.ctx.getImageData(0, 0, h.chart.canvas.width, h.chart.canvas.height).data;
+    const [a, b] = [pixels(live), pixels(whole)];
+    let differ = 0;
+    for (let i = 0; i < a.length; i++) if (Math.abs(a[i] - b[i]) > 3) differ++;
+    let bars = 0;
+    for (let i = 0; i < a.length; i += 4) if (a[i] === 0x2e && a[i + 1] === 0x86 && a[i + 2] === 0xc1) bars++;
+    const result = { differ, bars, pixels: a.length / 4, updates: live.updates - updates, redraws: live.redraws - redraws };
+    live.remove(); whole.remove(); box.remove();
+    return result;
+  });
+  if (drawing.differ || drawing.bars < 1000 || drawing.updates || drawing.redraws < 5)
+    throw new Error(`a chart drawn bit by bit against drawn whole: ${JSON.stringify(drawing)}`);
+
   // An error reply is shown as the protocol reports it.
   await page.$eval('#process-pid', (e) => { e.value = ''; });
   await page.type('#process-pid', '999999999');

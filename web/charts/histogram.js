@@ -6,11 +6,12 @@
 import { setText } from '../dom.js';
 import { Chart } from './libraries.js';
 
-// Draws the bars (the histogram's `bars`: [{x0, x1, y}] in seconds and the metric's unit) as one
-// path filled once: Chart.js's own bars cost a save, a path, a fill and a restore each, and an
-// options lookup per bar on every update (most of a second's drawing with 20 live charts).
-function drawBars(chart, h) {
-  if (!h.bars.length) return;
+// Draws the bars (the histogram's `bars`: [{x0, x1, y}] in seconds and the metric's unit), from
+// bar `from` on, as one path filled once: Chart.js's own bars cost a save, a path, a fill and a
+// restore each, and an options lookup per bar on every update (most of a second's drawing
+// with 20 live charts).
+function drawBars(chart, h, from = 0) {
+  if (h.bars.length <= from) return;
   const { ctx, chartArea, scales } = chart;
   const base = scales.y.getPixelForValue(0);
   ctx.save();
@@ -18,7 +19,8 @@ function drawBars(chart, h) {
   ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height);
   ctx.clip();
   ctx.beginPath();
-  for (const b of h.bars) {
+  for (let i = from; i < h.bars.length; i++) {
+    const b = h.bars[i];
     const x0 = scales.x.getPixelForValue(b.x0);
     const x1 = scales.x.getPixelForValue(b.x1);
     const y = scales.y.getPixelForValue(b.y);
@@ -51,7 +53,7 @@ function drawPhaseMarkers(chart, h) {
 
 // Chart.js draws the axes (grid, ticks, labels, titles: text, the costly part of a software
 // canvas), then this plugin keeps a copy of them and draws the bars and the phase marks. While
-// the axes stay, a redraw is that copy and the bars (Histogram.render), not Chart.js's draw.
+// the axes stay, a redraw is that copy and the bars (Histogram.redraw), not Chart.js's draw.
 const histogramLayers = {
   id: 'histogramLayers',
   beforeDatasetsDraw(chart, _args, options) {
@@ -74,6 +76,8 @@ const histogramLayers = {
     if (!h) return;
     drawBars(chart, h);
     drawPhaseMarkers(chart, h);
+    h.drawnBars = h.bars;
+    h.drawnPhases = h.phaseSignature();
   },
 };
 
@@ -99,6 +103,8 @@ export class Histogram {
     this.bars = [];     // what is drawn: [{x0, x1, y}] (render())
     this.axesImage = null;  // the axes as Chart.js drew them last (histogramLayers)
     this.axesImageFor = '';  // the canvas size it was drawn at
+    this.drawnBars = [];   // the bars as drawn last, and the phases marked
+    this.drawnPhases = '';
     this.updates = 0;   // Chart.js's updates (the axes moved), and redraws of the bars alone
     this.redraws = 0;
     this.phases = phases;
@@ -189,16 +195,21 @@ export class Histogram {
       yMax: high > 0 ? roundUp(high, roundStep(high / 5)) : 1,
     };
     const same = this.axes && Object.keys(axes).every(k => axes[k] === this.axes[k]);
-    const { canvas, ctx } = this.chart;
+    const { canvas } = this.chart;
     if (same && this.chart.chartArea && this.axesImageFor === `${canvas.width}x${canvas.height}`) {
-      ctx.save();
-      ctx.resetTransform();
-      ctx.clearRect(0, 0, canvas.width, canvas.height);
-      ctx.drawImage(this.axesImage, 0, 0);
-      ctx.restore();
-      drawBars(this.chart, this);
-      drawPhaseMarkers(this.chart, this);
-      this.redraws++;
+      // Only what changed is drawn again: the bars from the first that differs from the
+      // drawing (new buckets add bars at the right; a bar's group fills up), all of them when
+      // the phases changed.
+      let from = 0;
+      if (this.phaseSignature() === this.drawnPhases) {
+        const old = this.drawnBars;
+        while (from < drawn.length && from < old.length && drawn[from].x0 === old[from].x0
+               && drawn[from].x1 === old[from].x1 && drawn[from].y === old[from].y) from++;
+      }
+      if (from < drawn.length || from < this.drawnBars.length) {
+        this.redraw(from);
+        this.redraws++;
+      }
     } else {
       this.axes = axes;
       const { x, y } = this.chart.options.scales;
@@ -208,6 +219,42 @@ export class Histogram {
       this.updates++;
     }
     this.mark();
+  }
+
+  // The bars from `from` on drawn again over the copy of the axes: the canvas is restored from
+  // that copy from bar `from`'s left edge (less a pixel and a bar, for anti-aliased edges) to
+  // its right end, and the bars and phase marks there drawn again, clipped to it.
+  redraw(from) {
+    const { canvas, ctx, scales } = this.chart;
+    const dpr = canvas.width / this.chart.width;
+    let left = 0;
+    let first = 0;
+    if (from > 0) {
+      const px = (x) => scales.x.getPixelForValue(x) * dpr;
+      const starts = [this.bars[from], this.drawnBars[from]].filter(Boolean).map(b => px(b.x0));
+      left = Math.max(0, Math.floor(Math.min(...starts)) - 1);
+      first = Math.min(from, this.bars.length);
+      const right = (b) => px(b.x0) + Math.max(dpr, px(b.x1) - px(b.x0));
+      while (first > 0 && right(this.bars[first - 1]) >= left - 1) first--;
+    }
+    const width = canvas.width - left;
+    ctx.save();
+    ctx.resetTransform();
+    ctx.clearRect(left, 0, width, canvas.height);
+    ctx.drawImage(this.axesImage, left, 0, width, canvas.height, left, 0, width, canvas.height);
+    ctx.beginPath();
+    ctx.rect(left, 0, width, canvas.height);
+    ctx.clip();
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawBars(this.chart, this, first);
+    drawPhaseMarkers(this.chart, this);
+    ctx.restore();
+    this.drawnBars = this.bars;
+    this.drawnPhases = this.phaseSignature();
+  }
+
+  phaseSignature() {
+    return this.phases.map(p => `${p.start} ${p.name}`).join('\n');
   }
 
   // What the card says of its buckets (cheap: no drawing), for a chart out of sight too.
