@@ -26,6 +26,10 @@ async function main() {
   const opened = await openDashboard(puppeteer, chromium, url, consoleErrors, 30000);
   browser = opened.browser;
   const page = opened.page;
+  // The status line: the engine's clock goes on; the page itself is one of the open connections.
+  const clock = Number(await page.$eval('#st-clock', (e) => e.textContent));
+  await page.waitForFunction((t) => Number(document.getElementById('st-clock').textContent) > t, {}, clock);
+  await page.waitForFunction(() => Number(document.getElementById('st-clients').textContent) >= 1);
 
   // The first screen: the watched process's CPU and wait histograms, with no form filled in.
   await page.waitForFunction(() => ['cpu', 'sync_wait', 'io_wait'].every(m =>
