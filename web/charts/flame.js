@@ -270,8 +270,8 @@ export class FlameGraph {
   }
 
   // The drawn frames moved to the drawn tree's new counts, as the library would lay them out
-  // (unzoomed: a node's value is its inclusive count; d3's partition), writing only what
-  // changed: a frame's position, its width, and whether its label shows (35 px).
+  // (unzoomed: a node's value is its inclusive count; d3's partition) to whole pixels, writing
+  // only what changed: a frame's position, its width, and whether its label shows (35 px).
   moveFrames(width) {
     const root = d3.select(this.container).datum();
     root.each((n) => { n.value = n.data.value; });
@@ -282,27 +282,32 @@ export class FlameGraph {
     const kx = width / (root.x1 - root.x0);
     for (const g of this.container.querySelectorAll('g.frame')) {
       const d = g.__data__;
-      const w = (d.x1 - d.x0) * kx;
-      // Now too narrow to draw (the library's next update removes it): hidden meanwhile.
-      const hide = w <= minFrameSize;
+      // Now too narrow to draw (the library's next update removes it): hidden meanwhile, and
+      // left as it is until it is wide enough again.
+      const hide = (d.x1 - d.x0) * kx <= minFrameSize;
       if (hide !== this.hidden.has(g)) {
         if (hide) { g.style.display = 'none'; this.hidden.add(g); } else { g.style.display = ''; this.hidden.delete(g); }
       }
-      const transform = `translate(${(d.x0 - root.x0) * kx},${h - d.depth * c - c})`;
+      if (hide) continue;
+      // Whole pixels: a frame that moves less than one keeps its attributes (each write is a
+      // style recalculation, a layout and a paint of the frame).
+      const x0 = Math.round((d.x0 - root.x0) * kx);
+      const w = Math.round((d.x1 - root.x0) * kx) - x0;
+      const transform = `translate(${x0},${h - d.depth * c - c})`;
       if (g.getAttribute('transform') !== transform) g.setAttribute('transform', transform);
       const rect = g.firstElementChild;
       const ws = String(w);
       if (rect.getAttribute('width') !== ws) {
         rect.setAttribute('width', ws);
         g.setAttribute('width', ws);
-        const label = g.querySelector('foreignObject');
-        if (label) {
-          label.setAttribute('width', ws);
-          const display = w < 35 ? 'none' : 'block';
-          const div = label.firstElementChild;
-          if (div && div.style.display !== display) div.style.display = display;
-        }
       }
+      // The label: shown from 35 px (as the library draws it), its width written only while shown.
+      const label = g.querySelector('foreignObject');
+      const div = label?.firstElementChild;
+      if (!div) continue;
+      const display = w < 35 ? 'none' : 'block';
+      if (div.style.display !== display) div.style.display = display;
+      if (display === 'block' && label.getAttribute('width') !== ws) label.setAttribute('width', ws);
     }
   }
 
