@@ -68,8 +68,13 @@ export class Page {
   schedule(panels) {
     const periodic = panels.filter(p => p.refresh && p.every).map((panel) => {
       const entry = { panel, ticks: Math.max(1, Math.round(panel.every / tick)), inSight: !panel.whileInSight };
+      // A panel read only while in sight is read at once when it comes into sight.
       if (panel.whileInSight)
-        new IntersectionObserver((es) => { for (const e of es) entry.inSight = e.isIntersecting; }).observe(panel.whileInSight);
+        new IntersectionObserver((es) => {
+          const was = entry.inSight;
+          for (const e of es) entry.inSight = e.isIntersecting;
+          if (entry.inSight && !was && !document.hidden) panel.refresh().catch(this.showError);
+        }).observe(panel.whileInSight);
       return entry;
     });
     let n = 0;

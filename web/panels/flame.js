@@ -26,6 +26,7 @@ export class FlamePanel {
     this.connection = page.connection;
     this.state = page.state;
     this.every = 1000;
+    this.whileInSight = $('flame');  // read and drawn only while on screen
     this.graph = new FlameGraph($('flame-graph'), $('flame-details'));
     this.signature = '';
     this.busy = false;

@@ -3,6 +3,7 @@
 // chosen finding's thread highlighted. Publishes the threads (the flame graph's thread choice).
 // Drawn only while in sight and only when the reply changed: a drawing is an SVG element per
 // run (hundreds), so drawing each second out of sight cost most of the page's allocations.
+// Out of sight it is read every 5 s, for the threads alone.
 
 import { $ } from '../dom.js';
 import { Timeline, parseTimeline } from '../charts/timeline.js';
@@ -19,9 +20,12 @@ export class TimelinePanel {
     this.text = '';        // the last reply
     this.pending = null;   // a reply read out of sight, drawn when the panel comes into sight
     this.inSight = false;
+    this.reads = 0;
     new IntersectionObserver((entries) => {
+      const was = this.inSight;
       for (const e of entries) this.inSight = e.isIntersecting;
       if (this.inSight && this.pending) { this.timeline.show(this.pending); this.pending = null; }
+      if (this.inSight && !was) this.refresh().catch(page.showError);
     }).observe($('timeline-panel'));
     this.state.subscribe('phases', (phases) => this.timeline.setPhases(phases));
     this.state.subscribe('findings', (list) => this.timeline.setFindings(list.map(f => ({ tid: f.tid, since: f.since, text: f.text }))));
@@ -33,6 +37,7 @@ export class TimelinePanel {
   async refresh() {
     const pid = this.state.process;
     if (!pid || this.unsupported || document.hidden) return;
+    if (!this.inSight && this.reads++ % 5) return;
     let text;
     try {
       text = await this.connection.requestText(`<DYPER PID='${attr(pid)}' COMMAND='TIMELINE'><TIMELINE/></DYPER>`);
