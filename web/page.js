@@ -3,7 +3,7 @@
 //   start()         the first read, once the stream is open (panels start in order, awaited)
 //   refresh()       called every `every` ms from then on (whole seconds: the page has one
 //                   timer); with `whileInSight` (an element), only while that element is on
-//                   screen and the page is visible
+//                   screen and the page is visible, and at once when it comes into sight
 //   event(element)  every stream event but DATA (NEWPHASE, FOLD, SHGNODE, …), parsed
 // A panel gets the page in its constructor: `connection`, `state`, `run`, `showError`.
 
