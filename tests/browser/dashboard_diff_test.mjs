@@ -8,7 +8,7 @@
 import puppeteer from 'puppeteer-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Processes, argument, openDashboard, within } from './engine.mjs';
+import { Processes, argument, openDashboard, press, within } from './engine.mjs';
 
 const perfdm = argument('--perfdm');
 const pcPhases = argument('--pc-phases');
@@ -36,10 +36,10 @@ async function main() {
   // Phase 1 is the program's CPU phase; at its switch the page starts the perfdm phase 'lock'.
   await processes.output(pid, /phase lock/, 15000);
   await page.type('#phase-name', 'lock');
-  await page.click('#phase-button');
+  await press(page, '#phase-button');
   await page.waitForFunction(() => [...document.querySelectorAll('#diff-phase-b option')].some(o => o.value === '1'));
   await page.select('#flame-view', 'all');
-  await page.click('#diff-on');
+  await press(page, '#diff-on');
   await page.select('#diff-phase-a', '0');
   await page.select('#diff-phase-b', 'CURRENT');
   // Enough of the lock phase: its lockers' samples.

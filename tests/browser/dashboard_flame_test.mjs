@@ -13,7 +13,7 @@
 import puppeteer from 'puppeteer-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Processes, argument, openDashboard, within } from './engine.mjs';
+import { Processes, argument, openDashboard, press, within } from './engine.mjs';
 
 const perfdm = argument('--perfdm');
 const pcCpu = argument('--pc-cpu');
@@ -104,12 +104,12 @@ async function main() {
   }
   await page.screenshot({ path: join(out, 'dashboard-flame-zoom-search.png') });
   await page.$eval('#flame-search', (e) => { e.value = ''; e.dispatchEvent(new Event('input')); });
-  await page.click('#flame-reset');
+  await press(page, '#flame-reset');
 
   // A search from the panel: the findings come first on the page.
   await page.select('#search-phase', 'GLOBAL');
   await page.$eval('#search-sufficient-time', (e) => { e.value = '1'; });
-  await page.click('#search-start');
+  await press(page, '#search-start');
   await page.waitForSelector('#findings .finding');
   await page.waitForFunction(() => [...document.querySelectorAll('#findings .finding')].some(b => b.dataset.function === 'tokenize'));
   const answerFirst = await page.evaluate(() => {
@@ -135,7 +135,7 @@ async function main() {
   const lockPid = await processes.pcWorkload(pcLock, 60);
   await page.$eval('#process-pid', (e) => { e.value = ''; });
   await page.type('#process-pid', lockPid);
-  await page.click('#process-form button[data-command="WATCH"]');
+  await press(page, '#process-form button[data-command="WATCH"]');
   await page.waitForFunction((p) => [...document.querySelectorAll('#flame-pid option')].some(o => o.value === p), {}, lockPid);
   await page.select('#flame-pid', lockPid);
   await page.select('#flame-view', 'offcpu');

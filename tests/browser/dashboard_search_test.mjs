@@ -8,7 +8,7 @@
 import puppeteer from 'puppeteer-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Processes, argument, openDashboard, within } from './engine.mjs';
+import { Processes, argument, openDashboard, press, within } from './engine.mjs';
 
 const perfdm = argument('--perfdm');
 const pcCpu = argument('--pc-cpu');
@@ -37,7 +37,7 @@ async function main() {
   await cdp.send('Network.enable');
   cdp.on('Network.webSocketFrameSent', (e) => sent.push(e.response.payloadData));
   await page.select('#search-phase', 'GLOBAL');
-  await page.click('#search-start');
+  await press(page, '#search-start');
   await page.waitForFunction(() => /^search 0 \(GLOBAL\): running/.test(document.getElementById('search-state').textContent));
   const start = sent.filter((m) => /COMMAND='SEARCH'/.test(m));
   if (start.length !== 1 || !/<SEARCH PHASE='GLOBAL' ACTION='START'\/>/.test(start[0]))
@@ -70,10 +70,10 @@ async function main() {
   await page.screenshot({ path: join(out, 'dashboard-search.png'), fullPage: true });
 
   // A second global search while this one runs is refused, and shown as the protocol says.
-  await page.click('#search-start');
+  await press(page, '#search-start');
   await page.waitForFunction(() => /NOT_ALLOWED/.test(document.getElementById('errors').textContent));
   // Stop: the search ends, its nodes stay.
-  await page.click('#search-form button[data-action="STOP"]');
+  await press(page, '#search-form button[data-action="STOP"]');
   await page.waitForFunction(() => /^search 0 \(GLOBAL\): ended/.test(document.getElementById('search-state').textContent));
   const after = await page.$$eval('#shg-tree .shg-node[data-state="true"]', (l) => l.length);
   if (!after) throw new Error('the true nodes are gone after STOP');

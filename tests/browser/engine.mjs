@@ -37,6 +37,14 @@ export function describeWaits(page) {
   return page;
 }
 
+// Clicks the element `selector` names through the page itself (HTMLElement.click: a submit
+// button submits its form with it, a checkbox toggles): a mouse click lands where the element
+// was, and the live panels above it (the flame graph's depth, the timeline's threads, panels
+// laid out as they come into sight) move it now and then, so a click could miss.
+export async function press(page, selector) {
+  await page.$eval(selector, (e) => { e.scrollIntoView({ block: 'center' }); e.click(); });
+}
+
 // Debian's headless chromium on the dashboard at `url`, ready (the page set data-ready): every
 // console error, page error and failed request of the page is pushed to `consoleErrors`, which
 // the test checks at its end. Its waits say what they waited for (describeWaits).

@@ -183,17 +183,22 @@ export class Histogram {
       high = Math.max(high, y);
     }
     this.bars = drawn;
-    // Axes that move in steps: the time axis ends at the next multiple of a quarter of its
-    // length (rounded to 1, 2 or 5), the value axis at the next round value above the highest
-    // bar; while neither moves, only the bars are drawn again, over the copy of the axes
-    // (histogramLayers), without Chart.js's update (scales, ticks, layout) or draw (text).
+    // Axes that move in steps: the time axis ends at the next multiple of half its length
+    // (rounded to 1, 2 or 5), the value axis at the next round value above the highest bar,
+    // and shrinks only when the bars fall below half of it (a bar's mean moves a little each
+    // second as its group fills). While neither moves, only the bars are drawn again, over the
+    // copy of the axes (histogramLayers), without Chart.js's update (scales, ticks, layout) or
+    // draw (text): an update costs ten redraws.
     const end = this.start + Math.max(1, this.values.length) * this.width;
     const axes = {
       xMin: this.start,
-      xMax: this.start + roundUp(end - this.start, roundStep((end - this.start) / 4)),
+      xMax: this.start + roundUp(end - this.start, roundStep((end - this.start) / 2)),
       yMin: low < 0 ? -roundUp(-low, roundStep(-low)) : 0,
       yMax: high > 0 ? roundUp(high, roundStep(high / 5)) : 1,
     };
+    const old = this.axes;
+    if (old && high <= old.yMax && high > old.yMax / 2 && low >= old.yMin && low <= old.yMin / 2)
+      Object.assign(axes, { yMin: old.yMin, yMax: old.yMax });
     const same = this.axes && Object.keys(axes).every(k => axes[k] === this.axes[k]);
     const { canvas } = this.chart;
     if (same && this.chart.chartArea && this.axesImageFor === `${canvas.width}x${canvas.height}`) {
