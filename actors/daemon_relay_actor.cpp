@@ -15,7 +15,7 @@
 #include "actors/failover_steps.hpp"
 #include "actors/process_registry_actor.hpp"
 #include "actors/tree_gather.hpp"
-#include "dm/upstream_failover.hpp"
+#include "tree/upstream_failover.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/process_command_messages.hpp"
@@ -24,17 +24,12 @@
 #include "messages/source_messages.hpp"
 #include "messages/topology_messages.hpp"
 #include "shm/frame_clock.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
-std::string host_name() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");
-  return host;
-}
-
 std::string default_component_name() {
-  return host_name() + ":" + std::to_string(getpid());
+  return proc::host_name() + ":" + std::to_string(getpid());
 }
 
 namespace {
@@ -123,7 +118,7 @@ class daemon_relay : public caf::event_based_actor {
         [=](topology_probe&) {
           topology_node own;
           own.name = options_.component;
-          own.host = host_name();
+          own.host = proc::host_name();
           own.kind = "daemon";
           own.components = 1;
           own.sources = sources_.size();

@@ -20,7 +20,7 @@
 // It answers its parent's topology_probe with its own node (kind daemon, its local sources).
 // It ends when the upstream goes down, unless that was a relay whose own upstream it knows:
 // then it connects there, registers as taking over from the relay, and sends again what the
-// relay had not passed on (dm/upstream_failover.hpp); it ends if that fails within
+// relay had not passed on (tree/upstream_failover.hpp); it ends if that fails within
 // reconnect_budget.
 #pragma once
 
@@ -69,8 +69,5 @@ caf::actor spawn_daemon_relay(caf::actor_system& sys, caf::actor upstream, relay
 
 // "<hostname>:<pid>" of this process.
 std::string default_component_name();
-
-// This host's name (its UTS namespace's), for TOPOLOGY.
-std::string host_name();
 
 }  // namespace perfdm

@@ -26,7 +26,7 @@
 #include "actors/search_actor.hpp"
 #include "dm/dm_tables.hpp"
 #include "dm/fold_order.hpp"
-#include "dm/link_meter.hpp"
+#include "tree/link_meter.hpp"
 #include "dm/sample_check.hpp"
 #include "dm/session_recording.hpp"
 #include "dm/source_set.hpp"

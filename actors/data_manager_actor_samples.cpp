@@ -3,6 +3,7 @@
 #include "actors/daemon_relay_actor.hpp"
 #include "actors/data_manager_actor_class.hpp"
 #include "actors/topology_probe.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm::detail {
 
@@ -247,7 +248,7 @@ time_ns data_manager::link_now() const {
 caf::response_promise data_manager::on_topology() {
   topology_node own;
   own.name = default_component_name();
-  own.host = host_name();
+  own.host = proc::host_name();
   own.kind = "engine";
   std::vector<topology_child> children;
   const time_ns t = link_now();

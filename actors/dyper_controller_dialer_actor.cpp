@@ -21,6 +21,7 @@
 #include "gateway/gateway_io.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -214,13 +215,7 @@ std::string dyper_process_id(std::int32_t pid, const std::string& hostname) {
 
 caf::expected<caf::actor> start_dyper_controller_dialer(caf::actor_system& sys,
                                                         controller_options options) {
-  if (options.hostname.empty()) {
-    char name[256] = {};
-    if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0')
-      options.hostname = "localhost";
-    else
-      options.hostname = name;
-  }
+  if (options.hostname.empty()) options.hostname = proc::host_name();
   auto shared = std::make_shared<const controller_options>(std::move(options));
   auto io = gateway_io::without_listener(4u << 20, [shared](const std::string& what) {
     if (shared->note)

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "actors/reconnect_actor.hpp"
-#include "dm/upstream_failover.hpp"
+#include "tree/upstream_failover.hpp"
 #include "messages/source_messages.hpp"
 
 namespace perfdm {

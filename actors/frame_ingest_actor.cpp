@@ -16,6 +16,7 @@
 #include "shm/process_memory.hpp"
 #include "shm/segment.hpp"
 #include "shm/segment_format.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -198,7 +199,7 @@ caf::behavior frame_ingest_actor(caf::stateful_actor<ingest_state>* self, caf::a
       bool released = s.detaching;
       for (auto& t : s.types)
         released = released && t.reader->writer_state() == shm::format::writer_released;
-      if (!shm::process_exists(s.attached.pid) || released) return finish();
+      if (!proc::process_alive(s.attached.pid) || released) return finish();
       // The next poll comes before the fullest lane, at the rate it filled since the last
       // poll, is a quarter full: a busy writer never laps the reader. Short waits are slept
       // on this actor's own thread (it is detached): timers dispatch through the clock thread

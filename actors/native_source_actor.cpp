@@ -16,11 +16,12 @@
 #include "native/proc_stats.hpp"
 #include "native/thread_states.hpp"
 #include "sources/callgraph_report.hpp"
-#include "sources/flame_feed.hpp"
-#include "sources/flame_reports.hpp"
+#include "profile/flame_feed.hpp"
+#include "profile/flame_reports.hpp"
 #include "sources/pc_sample_builder.hpp"
 #include "sources/proc_sample_builder.hpp"
 #include "window/sample_window.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -248,7 +249,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       [=](proc_tick_atom) {
         auto& s = self->state;
         if (s.ended) return;
-        if (!native::process_alive(s.info.pid)) return finish(true);
+        if (!proc::process_alive(s.info.pid)) return finish(true);
         if (s.proc->collecting() && s.settings.monitor) {
           try {
             auto options = s.proc->needs();

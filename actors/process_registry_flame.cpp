@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "messages/xml_codec.hpp"
-#include "sources/flame_reports.hpp"
+#include "profile/flame_reports.hpp"
 
 namespace perfdm {
 

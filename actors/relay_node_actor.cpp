@@ -14,10 +14,11 @@
 #include "actors/topology_probe.hpp"
 #include "actors/tree_gather.hpp"
 #include "dm/component_aggregator.hpp"
-#include "dm/link_meter.hpp"
-#include "dm/upstream_failover.hpp"
+#include "tree/link_meter.hpp"
+#include "tree/upstream_failover.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/source_messages.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -142,7 +143,7 @@ class relay_node : public caf::event_based_actor {
         [=](topology_probe& p) {
           topology_node own;
           own.name = options_.component;
-          own.host = host_name();
+          own.host = proc::host_name();
           own.kind = "relay";
           std::vector<topology_child> children;
           const time_ns t = have_update_ ? now() : 0;

@@ -22,7 +22,7 @@
 //   the child's name in front, so the engine's streams hear COMPONENTREMOVED at any depth;
 //   and the same of every child that registers (subtree_component_joined: COMPONENTADDED),
 //   one that takes over from a child still live here after that child is gone;
-// - failover (dm/upstream_failover.hpp): tells each child its upstream's address, and which of
+// - failover (tree/upstream_failover.hpp): tells each child its upstream's address, and which of
 //   their samples reached the engine (samples_safe), so a child whose relay goes down can go
 //   on at the relay's upstream and send again only what may be lost; a child that took over
 //   from such a relay has what that relay had passed on dropped (take_over). Under a relay,

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "actors/fan_out.hpp"
-#include "dm/topology_tree.hpp"
+#include "tree/topology_tree.hpp"
 #include "messages/topology_messages.hpp"
 
 namespace perfdm {

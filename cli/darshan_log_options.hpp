@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "log/log_command.hpp"
+#include "log/log_listing.hpp"
 
 namespace perfdm {
 

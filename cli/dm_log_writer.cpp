@@ -20,6 +20,7 @@
 #include "messages/process_messages.hpp"
 #include "messages/record_messages.hpp"
 #include "messages/xml_codec.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -30,12 +31,6 @@ T reply_as(const caf::message& m) {
   if (!m.match_elements<T>())
     throw log_error("the data manager did not answer as expected: " + caf::to_string(m));
   return m.get_as<T>(0);
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
 }
 
 void log_writer_loop(caf::blocking_actor* self, caf::actor dm, dm_log_job job,
@@ -96,7 +91,7 @@ std::uint64_t write_dm_log(const dm_ask& ask, const dm_log_job& job, const std::
   log_core core(o);
   auto& record = core.job();
   record.command_line = job.command_line;
-  record.host = host_name();
+  record.host = proc::host_name();
   record.start_ns = job.start_ns;
   record.end_ns = epoch_now_ns();
   record.metadata = {

@@ -19,6 +19,7 @@
 #include "shm/segment.hpp"
 #include "shm/shm_error.hpp"
 #include "trace/frames_trace.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -46,17 +47,6 @@ void install_read_stop_handlers() {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a closed output ends the read with an error instead
-}
-
-// Gone: no such process, or a zombie (exited, not yet reaped by its parent).
-bool process_gone(int pid) {
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  const auto close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() &&
-         (line[close + 2] == 'Z' || line[close + 2] == 'X');
 }
 
 std::string segment_name_of(const std::string& arg) {
@@ -183,7 +173,7 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
         err << "perfdm read: the writer (pid " << reader.writer_pid()
             << ") refused the segment: its frame layout or clock differs\n";
       }
-      if (o.pid > 0 && process_gone(o.pid)) {
+      if (o.pid > 0 && !proc::process_alive(o.pid)) {
         while (reader.poll_lanes(print) != 0) {
         }
         reader.writer_gone();

@@ -16,7 +16,7 @@
 #include <set>
 #include <thread>
 
-#include "cli/program_launcher.hpp"
+#include "proc/program_launcher.hpp"
 #include "cli/search_report.hpp"
 #include "cli/shg_print.hpp"
 #include "cli/xml_session.hpp"
@@ -28,6 +28,7 @@
 #include "messages/xml_codec.hpp"
 #include "native/pc_resources.hpp"
 #include "pc/machine_name.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -53,10 +54,6 @@ std::string search_request_xml(const search_command_options& o) {
   add("COST_BUDGET", o.cost_budget);
   add("CONFIDENCE", o.confidence);  // issue 24: the evidence rule's level
   return "<DYPER PID='DM' COMMAND='SEARCH'><SEARCH" + attrs + "/></DYPER>";
-}
-
-bool process_alive(int pid) {
-  return kill(pid, 0) == 0 || errno == EPERM;
 }
 
 std::string watch_xml(int pid) {
@@ -342,7 +339,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
       if ((exit_status = program->wait_status())) break;
       if (++ticks % 4 == 0)
         for (auto pid : descendants.look(*program)) s.run_line(watch_xml(pid), quiet);
-    } else if (!pids.empty() && std::none_of(pids.begin(), pids.end(), process_alive)) {
+    } else if (!pids.empty() && std::none_of(pids.begin(), pids.end(), proc::process_alive)) {
       all_gone = true;
       break;
     }

@@ -1,5 +1,5 @@
 // `perfdm search --pid PID…` or `perfdm search -- CMD ARGS…`: watch running programs, or
-// start one (held until it is watched, cli/program_launcher.hpp) and every descendant it
+// start one (held until it is watched, proc/program_launcher.hpp) and every descendant it
 // starts, with an engine of its own (which daemons may join: --publish, --daemons); run the
 // Performance Consultant's search; print each finding as it settles, and at the end the findings
 // ranked (cli/search_report.hpp), the search history graph with --shg, or all of it as JSON.

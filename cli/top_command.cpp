@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "cli/program_launcher.hpp"
+#include "proc/program_launcher.hpp"
 #include "cli/top_terminal.hpp"
 #include "cli/xml_session.hpp"
 #include "messages/native_messages.hpp"

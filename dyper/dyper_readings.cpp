@@ -10,38 +10,16 @@
 
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
 namespace {
 
-// The boot time in ms since the epoch (/proc/stat btime), read once.
-std::int64_t boot_ms() {
-  static const std::int64_t ms = []() -> std::int64_t {
-    std::ifstream in("/proc/stat");
-    std::string line;
-    while (std::getline(in, line))
-      if (line.rfind("btime ", 0) == 0) return std::stoll(line.substr(6)) * 1000;
-    return std::int64_t{0};
-  }();
-  return ms;
-}
-
-// When a thread started, ms since the epoch: field 22 of its stat line (after the
-// parenthesised name, which may hold spaces); 0 when it cannot be read.
+// When a thread started, ms since the epoch; 0 when it cannot be read.
 std::int64_t thread_start_ms(std::int32_t pid, std::int32_t tid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto close = stat.rfind(')');
-  if (close == std::string::npos || close + 2 > stat.size()) return 0;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string f;
-  for (int i = 3; fields >> f; ++i)
-    if (i == 22) {
-      static const long hz = sysconf(_SC_CLK_TCK);
-      return boot_ms() + static_cast<std::int64_t>(std::stoull(f) * 1000 / (hz > 0 ? hz : 100));
-    }
-  return 0;
+  auto stat = proc::read_stat(pid, tid);
+  return stat ? proc::start_time_ns(stat->start_ticks) / 1'000'000 : 0;
 }
 
 // "VmRSS:\t  1234 kB" -> bytes; 0 when absent.

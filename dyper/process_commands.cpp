@@ -18,6 +18,7 @@
 #include "shm/codegen.hpp"
 #include "shm/schema.hpp"
 #include "shm/shm_error.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -126,24 +127,11 @@ std::vector<std::string> split_nul(const std::string& s) {
   return out;
 }
 
-// The process start time in ns since the epoch: boot time + starttime ticks (/proc/PID/stat
-// field 22, counted after the parenthesised command name, which may hold spaces).
+// The process start time in ns since the epoch.
 std::int64_t start_time_ns(std::int32_t pid) {
-  auto stat = read_proc(pid, "stat");
-  auto close = stat.rfind(')');
-  if (close == std::string::npos) refuse(dm_error::internal, "unreadable /proc/PID/stat");
-  std::istringstream fields(stat.substr(close + 2));
-  std::string f;
-  std::uint64_t ticks = 0;
-  for (int i = 3; i <= 22 && fields >> f; ++i)
-    if (i == 22) ticks = std::stoull(f);
-  std::ifstream sys("/proc/stat");
-  std::string line;
-  std::int64_t btime = 0;
-  while (std::getline(sys, line))
-    if (line.rfind("btime ", 0) == 0) btime = std::stoll(line.substr(6));
-  auto hz = static_cast<std::uint64_t>(sysconf(_SC_CLK_TCK));
-  return btime * 1'000'000'000 + static_cast<std::int64_t>(ticks * (1'000'000'000 / hz));
+  auto stat = proc::read_stat(pid);
+  if (!stat) refuse(dm_error::internal, "unreadable /proc/PID/stat");
+  return proc::start_time_ns(stat->start_ticks);
 }
 
 std::string run_whoru(const process_info& info) {

@@ -1,4 +1,5 @@
 #include "native/pc_resources.hpp"
+#include "proc/process_facts.hpp"
 
 #include <unistd.h>
 
@@ -78,10 +79,6 @@ std::string file_resource(const std::string& target) {
   return out == file_root ? out + "/_" : out;  // "/" itself
 }
 
-std::string host_part() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return resource_part(name);
-}
+std::string host_part() { return resource_part(proc::host_name()); }
 
 }  // namespace perfdm::native

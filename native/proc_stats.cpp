@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "native/native_error.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm::native {
 
@@ -60,32 +61,9 @@ std::string first_line(std::string s) {
 }  // namespace
 
 stat_fields parse_stat(std::string_view text) {
-  auto open = text.find('(');
-  auto close = text.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
-    throw native_error(native_errc::bad_data, "not a /proc stat line: no (comm)");
-  stat_fields out;
-  out.comm = std::string(text.substr(open + 1, close - open - 1));
-  // Fields after the name, numbered as in proc(5): 3 state ... 14 utime 15 stime
-  // ... 20 num_threads ... 24 rss.
-  std::vector<std::string_view> f;
-  auto rest = text.substr(close + 1);
-  for (std::size_t pos = 0; pos < rest.size();) {
-    auto b = rest.find_first_not_of(" \n", pos);
-    if (b == std::string_view::npos) break;
-    auto e = rest.find_first_of(" \n", b);
-    if (e == std::string_view::npos) e = rest.size();
-    f.push_back(rest.substr(b, e - b));
-    pos = e;
-  }
-  auto at = [&](std::size_t n) { return f[n - 3]; };  // field n of proc(5)
-  if (f.size() < 22 || at(3).size() != 1)
-    throw native_error(native_errc::bad_data, "not a /proc stat line: too few fields");
-  out.state = at(3)[0];
-  if (!parse_int(at(14), out.utime_ticks) || !parse_int(at(15), out.stime_ticks) ||
-      !parse_int(at(20), out.num_threads) || !parse_int(at(24), out.rss_pages))
-    throw native_error(native_errc::bad_data, "not a /proc stat line: a field is not a number");
-  return out;
+  if (auto problem = proc::stat_line_problem(text))
+    throw native_error(native_errc::bad_data, "not a /proc stat line: " + *problem);
+  return *proc::parse_stat_line(text);
 }
 
 status_fields parse_status(std::string_view text) {

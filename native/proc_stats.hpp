@@ -18,16 +18,12 @@
 #include <string_view>
 #include <vector>
 
+#include "proc/process_facts.hpp"
+
 namespace perfdm::native {
 
 // The fields of /proc/PID/stat (or /proc/PID/task/TID/stat) that perfdm uses.
-struct stat_fields {
-  std::string comm;
-  char state = '?';
-  std::uint64_t utime_ticks = 0, stime_ticks = 0;
-  std::int64_t num_threads = 0;
-  std::int64_t rss_pages = 0;
-};
+using stat_fields = proc::stat_line;
 // Throws native_error(bad_data) when the text is not a stat line.
 stat_fields parse_stat(std::string_view text);
 

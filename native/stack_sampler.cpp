@@ -23,6 +23,7 @@
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
 #include "native/thread_proc_files.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm::native {
 
@@ -30,16 +31,6 @@ std::int64_t monotonic_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-bool process_alive(int pid) {
-  if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) return false;
-  try {
-    auto s = parse_stat(read_proc_file(pid, "/proc/" + std::to_string(pid) + "/stat"));
-    return s.state != 'Z' && s.state != 'X';
-  } catch (const native_error& e) {
-    return e.code != native_errc::no_such_process;
-  }
 }
 
 namespace {
@@ -203,7 +194,7 @@ struct stack_sampler::impl {
   std::vector<int> late;  // threads interrupted that had not stopped when their sample ended
 
   explicit impl(int p) : pid(p) {
-    if (!process_alive(pid))
+    if (!proc::process_alive(pid))
       throw native_error(native_errc::no_such_process,
                          "process " + std::to_string(pid) + ": no such process");
     dwfl = dwfl_begin(&proc_callbacks);
@@ -395,7 +386,7 @@ struct stack_sampler::impl {
         ++unwound;
       }
     }
-    if (!process_alive(pid)) exited();
+    if (!proc::process_alive(pid)) exited();
     // Threads that exited meanwhile are left out.
     std::vector<thread_stack> kept;
     for (auto& t : snap.threads) {

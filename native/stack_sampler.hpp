@@ -100,7 +100,4 @@ class stack_sampler {
 // The CLOCK_MONOTONIC time in nanoseconds.
 std::int64_t monotonic_ns();
 
-// True when `pid` is a live process (not a zombie). Never throws.
-bool process_alive(int pid);
-
 }  // namespace perfdm::native

@@ -15,6 +15,7 @@
 #include "shm/process_memory.hpp"
 #include "shm/segment.hpp"
 #include "shm/segment_format.hpp"
+#include "proc/process_facts.hpp"
 
 namespace perfdm::shm {
 
@@ -202,7 +203,7 @@ std::vector<std::string> process_segments(int pid) {
 std::size_t remove_stale_segments() {
   std::vector<std::string> stale;
   for (auto& name : all_segments())
-    if (!process_exists(segment_pid(name))) stale.push_back(std::move(name));
+    if (!proc::process_alive(segment_pid(name))) stale.push_back(std::move(name));
   return remove_segments(stale);
 }
 
@@ -212,7 +213,7 @@ attachment attach(int pid, const attach_options& options) {
                                                         std::to_string(pid) +
                                                         ": no way to create segments was given");
   remove_stale_segments();
-  if (!process_exists(pid))
+  if (!proc::process_alive(pid))
     throw attach_error(attach_errc::no_such_process,
                        "cannot attach to process " + std::to_string(pid) + ": no such process");
   attachment result;
@@ -303,7 +304,7 @@ attachment attach(int pid, const attach_options& options) {
 
 void detach(int pid) {
   const std::string who = "process " + std::to_string(pid);
-  if (!process_exists(pid)) {
+  if (!proc::process_alive(pid)) {
     const std::size_t removed = remove_segments(process_segments(pid));
     throw attach_error(attach_errc::no_such_process,
                        "cannot detach from " + who + ": no such process (" +

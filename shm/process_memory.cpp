@@ -131,22 +131,6 @@ attach_error process_error(int pid, const std::string& action, int errno_value) 
                                 meaning + std::strerror(errno_value));
 }
 
-bool process_exists(int pid) {
-  if (pid <= 0) return false;
-  if (::kill(pid, 0) != 0 && errno != EPERM) return false;
-  // kill() succeeds on a zombie; its state in /proc/PID/stat (after the name in parentheses,
-  // which may itself hold parentheses) tells it apart.
-  try {
-    const std::string stat = read_proc_file(pid, "stat", "read the state");
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos || close + 2 >= stat.size()) return true;
-    const char state = stat[close + 2];
-    return state != 'Z' && state != 'X';
-  } catch (const attach_error& e) {
-    return e.code != attach_errc::no_such_process;
-  }
-}
-
 std::string process_executable(int pid) {
   return read_link(pid, "exe", "find the executable");
 }

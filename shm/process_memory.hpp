@@ -13,10 +13,6 @@
 
 namespace perfdm::shm {
 
-// True when `pid` names a live process (a zombie, which has exited and only waits to be
-// reaped, is not one). Never throws.
-bool process_exists(int pid);
-
 // The path of the program's executable, as the kernel reports it (readlink /proc/PID/exe;
 // ends in " (deleted)" when the file was removed after the program started).
 std::string process_executable(int pid);

@@ -19,6 +19,7 @@
 #include "shm/process_memory.hpp"
 #include "tests/attach/attach_layouts.h"
 #include "tests/attach_test_process.hpp"
+#include "proc/process_facts.hpp"
 
 using namespace perfdm::shm;
 using attach_test::child_process;
@@ -157,7 +158,7 @@ TEST_CASE("process memory: the load base gives the handles' run-time addresses",
     child_process target({path});
     const auto [demo_at, ticks_at] = ready_addresses(target);
     const int pid = target.pid();
-    CHECK(process_exists(pid));
+    CHECK(perfdm::proc::process_alive(pid));
     char resolved[PATH_MAX];
     REQUIRE(::realpath(path, resolved));
     CHECK(process_executable(pid) == resolved);
@@ -197,9 +198,9 @@ TEST_CASE("process memory: write and read a handle, both ways", "[attach][proces
 
 TEST_CASE("process memory: errors name the pid and the action", "[attach][process]") {
   const int gone = gone_pid();
-  CHECK_FALSE(process_exists(gone));
-  CHECK_FALSE(process_exists(0));
-  CHECK_FALSE(process_exists(-5));
+  CHECK_FALSE(perfdm::proc::process_alive(gone));
+  CHECK_FALSE(perfdm::proc::process_alive(0));
+  CHECK_FALSE(perfdm::proc::process_alive(-5));
   std::uint64_t v = 0;
   for (auto method : {memory_method::automatic, memory_method::proc_mem}) {
     try {

@@ -18,6 +18,7 @@
 #include "shm/process_memory.hpp"
 #include "tests/attach/attach_layouts.h"
 #include "tests/attach_test_process.hpp"
+#include "proc/process_facts.hpp"
 
 using namespace perfdm::shm;
 using attach_test::child_process;
@@ -297,7 +298,7 @@ TEST_CASE("attach: a process that exits while attached leaves no segment", "[att
   target.process.close_stdin();  // the program exits at end of input
   const int status = target.process.wait();
   CHECK(WIFEXITED(status));
-  CHECK_FALSE(process_exists(pid));
+  CHECK_FALSE(perfdm::proc::process_alive(pid));
   // The segments may already be gone: any attach, in this or a concurrent test process,
   // removes the segments of processes that no longer exist. So only the end state counts.
   remove_stale_segments();

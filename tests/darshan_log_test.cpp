@@ -22,7 +22,7 @@
 #include "darshan/darshan_log_writer.hpp"
 #include "darshan/darshan_names.hpp"
 #include "darshan/darshan_text.hpp"
-#include "log/log_command.hpp"
+#include "log/log_listing.hpp"
 #include "tests/darshan/test_log_contents.hpp"
 #include "tests/log_test_files.hpp"
 

@@ -6,8 +6,8 @@
 #include <random>
 
 #include "dm/component_aggregator.hpp"
-#include "dm/resend_buffer.hpp"
-#include "dm/upstream_failover.hpp"
+#include "tree/resend_buffer.hpp"
+#include "tree/upstream_failover.hpp"
 
 using namespace perfdm;
 

@@ -11,7 +11,7 @@
 #include "messages/xml_codec.hpp"
 #include "profile.pb.h"
 #include "profile/profile_files.hpp"
-#include "sources/flame_reports.hpp"
+#include "profile/flame_reports.hpp"
 
 using namespace perfdm;
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "log/log_command.hpp"
+#include "log/log_listing.hpp"
 #include "log/log_counters.hpp"
 #include "log/log_writer.hpp"
 

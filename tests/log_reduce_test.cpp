@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "log/log_command.hpp"
+#include "log/log_listing.hpp"
 #include "log/log_core.hpp"
 #include "log/log_counters.hpp"
 #include "log/log_reader.hpp"

@@ -14,7 +14,7 @@
 
 #include "log/modules/pc_log_module.hpp"
 #include "cli/xml_session.hpp"
-#include "log/log_command.hpp"
+#include "log/log_listing.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/search_messages.hpp"
 #include "messages/xml_codec.hpp"

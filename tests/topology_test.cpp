@@ -14,8 +14,8 @@
 
 #include "actors/topology_probe.hpp"
 
-#include "dm/link_meter.hpp"
-#include "dm/topology_tree.hpp"
+#include "tree/link_meter.hpp"
+#include "tree/topology_tree.hpp"
 #include "messages/topology_messages.hpp"
 #include "messages/xml_codec.hpp"
 

@@ -1,4 +1,4 @@
-#include "sources/flame_reports.hpp"
+#include "profile/flame_reports.hpp"
 
 namespace perfdm {
 

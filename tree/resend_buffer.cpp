@@ -1,5 +1,5 @@
 // See resend_buffer.hpp.
-#include "dm/resend_buffer.hpp"
+#include "tree/resend_buffer.hpp"
 
 #include <algorithm>
 

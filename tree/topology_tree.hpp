@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "dm/link_meter.hpp"
+#include "tree/link_meter.hpp"
 #include "messages/topology_messages.hpp"
 
 namespace perfdm {

@@ -1,4 +1,4 @@
-#include "dm/link_meter.hpp"
+#include "tree/link_meter.hpp"
 
 #include <algorithm>
 

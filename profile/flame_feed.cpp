@@ -1,4 +1,4 @@
-#include "sources/flame_feed.hpp"
+#include "profile/flame_feed.hpp"
 
 #include <algorithm>
 

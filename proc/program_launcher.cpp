@@ -1,6 +1,5 @@
-#include "cli/program_launcher.hpp"
+#include "proc/program_launcher.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,11 +13,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <map>
-#include <set>
-#include <sstream>
 #include <thread>
+
+#include "proc/process_facts.hpp"
 
 namespace perfdm {
 
@@ -101,19 +98,6 @@ ssize_t read_all(int fd, void* p, std::size_t n) {
   std::int32_t s = status;
   write_all(status_fd, &s, sizeof s);
   _exit(0);
-}
-
-pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return -1;
-  auto close = line.rfind(')');  // the name may hold spaces and parentheses
-  if (close == std::string::npos) return -1;
-  std::istringstream rest(line.substr(close + 1));
-  char state;
-  pid_t ppid = -1;
-  rest >> state >> ppid;
-  return ppid;
 }
 
 }  // namespace
@@ -237,32 +221,8 @@ int launched_program::terminate(double grace_s) {
 }
 
 std::vector<pid_t> launched_program::descendants() const {
-  std::map<pid_t, pid_t> parent;
-  if (DIR* d = opendir("/proc")) {
-    while (auto* e = readdir(d)) {
-      char* end;
-      long p = std::strtol(e->d_name, &end, 10);
-      if (*end != 0 || p <= 0) continue;
-      parent[static_cast<pid_t>(p)] = parent_of(static_cast<pid_t>(p));
-    }
-    closedir(d);
-  }
-  std::set<pid_t> below{pid_};
-  std::vector<pid_t> out;
-  bool grew = true;
-  while (grew) {
-    grew = false;
-    for (auto& [p, pp] : parent) {
-      if (below.count(p)) continue;
-      // The middle's other children are orphans of the program's descendants.
-      if (below.count(pp) || (pp == middle_ && p != pid_)) {
-        below.insert(p);
-        out.push_back(p);
-        grew = true;
-      }
-    }
-  }
-  return out;
+  // The middle's other children are orphans of the program's descendants.
+  return proc::descendants(pid_, middle_);
 }
 
 std::string launched_program::describe(int s) {

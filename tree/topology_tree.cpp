@@ -1,4 +1,4 @@
-#include "dm/topology_tree.hpp"
+#include "tree/topology_tree.hpp"
 
 namespace perfdm {
 

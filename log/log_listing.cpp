@@ -1,4 +1,4 @@
-#include "log/log_command.hpp"
+#include "log/log_listing.hpp"
 
 #include <new>
 

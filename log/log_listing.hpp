@@ -1,7 +1,7 @@
 // `perfdm log FILE`: prints a perfdm log (docs/LOG-FORMAT.md) as `#` header lines and one
 // tab-separated row per value, or as JSON Lines; a Darshan log (known by its magic number,
 // whatever its name) as darshan-parser prints it (darshan/darshan_text.hpp), or as CSV
-// tables. cli/main.cpp wraps it in a subcommand.
+// tables. cli/log_command.cpp wraps it in a subcommand.
 #pragma once
 
 #include <ostream>

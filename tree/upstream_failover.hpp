@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "dm/resend_buffer.hpp"
+#include "tree/resend_buffer.hpp"
 #include "messages/source_messages.hpp"
 
 namespace perfdm {
