@@ -14,19 +14,29 @@ export class StatusPanel {
     this.reads = 0;
   }
 
-  start() { return this.refresh(); }
+  async start() { this.show(await this.read()); }
 
-  // STATUS and FRAMES asked together, their texts written together once both are in (one
-  // layout of the page, not one a reply); /metrics, an HTTP request of its own for one count
-  // that seldom changes, every fifth time.
+  // A reading is shown at the next tick, with the charts' drawing: texts written when the
+  // replies come were a frame of their own each second (style, layout, paint, the
+  // compositor's and the display's work) for values a second old at most.
   async refresh() {
+    if (this.last) this.show(this.last);
+    this.last = await this.read();
+  }
+
+  // STATUS and FRAMES asked together; /metrics, an HTTP request of its own for one count that
+  // seldom changes, every fifth time.
+  async read() {
     const clientsToo = this.reads++ % 5 === 0;
-    const [statusReply, framesReply, metrics] = await Promise.all([
+    const [status, frames, metrics] = await Promise.all([
       this.connection.request(dm('STATUS')),
       this.connection.request(dm('FRAMES')),
       clientsToo ? fetch('/metrics').then(r => r.text()) : null,
     ]);
-    const status = statusReply.firstElementChild;
+    return { status: status.firstElementChild, frames: frames.firstElementChild, metrics };
+  }
+
+  show({ status, frames, metrics }) {
     const archived = new Map();  // phase id → [mi]
     for (const mi of status.querySelectorAll('MI'))
       for (const p of (mi.getAttribute('ARCHIVED') || '').split(' ').filter(Boolean)) {
@@ -34,7 +44,7 @@ export class StatusPanel {
         archived.get(p).push({ id: mi.getAttribute('ID'), metric: mi.getAttribute('METRIC'), focus: mi.getAttribute('FOCUS') });
       }
     let lost = 0, torn = 0;
-    for (const t of framesReply.firstElementChild.querySelectorAll('FRAMETYPE')) {
+    for (const t of frames.querySelectorAll('FRAMETYPE')) {
       lost += Number(t.getAttribute('LOST'));
       torn += Number(t.getAttribute('TORN'));
     }
