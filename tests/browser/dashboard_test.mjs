@@ -75,9 +75,10 @@ async function main() {
   await press(page, '#phase-table tr[data-phase="0"] button');
   await page.waitForSelector('.histogram[data-archived="true"]');
   await page.waitForFunction(() => Number(document.querySelector('.histogram[data-archived="true"]').dataset.filled) >= 5);
-  // The live charts go on after the phase change.
-  const before = await page.$eval(`.histogram[data-key="${requests}"]`, (e) => Number(e.dataset.completed));
-  await page.waitForFunction((n, k) => Number(document.querySelector(`.histogram[data-key="${k}"]`).dataset.completed) > n, {}, before, requests);
+  // The live charts go on after the phase change: more buckets, or fewer and wider after a fold
+  // (near 1000 buckets, "more" may last less than a second before the fold).
+  const before = await page.$eval(`.histogram[data-key="${requests}"]`, (e) => `${e.dataset.completed} ${e.dataset.width}`);
+  await page.waitForFunction((n, k) => { const e = document.querySelector(`.histogram[data-key="${k}"]`); return `${e.dataset.completed} ${e.dataset.width}` !== n; }, {}, before, requests);
   // The global histogram folds (1000 buckets of 5 ms): the chart is re-binned to 10 ms.
   await page.waitForFunction((k) => Number(document.querySelector(`.histogram[data-key="${k}"]`).dataset.width) >= 0.01, {}, requests);
   const consultant = await page.$eval('#shg-state', (e) => e.textContent);
