@@ -19,6 +19,7 @@
 #include "tests/attach/attach_layouts.h"
 #include "tests/attach_test_process.hpp"
 #include "proc/process_facts.hpp"
+#include "tests/skip_test.hpp"
 
 using namespace perfdm::shm;
 using attach_test::child_process;
@@ -254,10 +255,8 @@ TEST_CASE("attach: clear errors for a missing process and a program without symb
 }
 
 TEST_CASE("attach: another user may not attach to root's process", "[attach]") {
-  if (::geteuid() != 0) {
-    WARN("not root: the permission test needs to drop from root to uid 65534");
-    return;
-  }
+  if (::geteuid() != 0)
+    return skip_test("not root: the permission test needs to drop from root to uid 65534");
   target_program target(PERFDM_ATTACH_TARGET_PIE);
   child_process probe({PERFDM_ATTACH_PROBE, "65534", std::to_string(target.pid())});
   const auto verdict = probe.read_line();

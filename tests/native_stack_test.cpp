@@ -18,6 +18,7 @@
 #include "native/proc_stats.hpp"
 #include "native/stack_sampler.hpp"
 #include "native_test_process.hpp"
+#include "tests/skip_test.hpp"
 #include "tests/vfork_waiter.hpp"
 
 using namespace perfdm::native;
@@ -159,10 +160,7 @@ TEST_CASE("a process that is not there: no_such_process", "[native][stack]") {
 }
 
 TEST_CASE("sampling another user's process is not permitted, and says so", "[native][stack]") {
-  if (geteuid() != 0) {
-    WARN("not root: cannot drop to another user for this test");
-    return;
-  }
+  if (geteuid() != 0) return skip_test("not root: cannot drop to another user");
   target_process t;  // root's
   int report[2];
   REQUIRE(pipe(report) == 0);

@@ -14,6 +14,7 @@
 #include "tests/live_engine_test_support.hpp"
 #include "tests/relay_test_support.hpp"
 #include "tests/remote_test_support.hpp"
+#include "tests/skip_test.hpp"
 
 using namespace perfdm;
 using remote_test::eventually;
@@ -130,10 +131,8 @@ TEST_CASE("relay: a bad address or an unreachable upstream is a clear error", "[
 
 TEST_CASE("relay: daemons in UTS namespaces of their own are separate hosts under /Machine",
           "[relay][remote]") {
-  if (std::system("unshare -u true 2>/dev/null") != 0) {
-    WARN("unshare -u is not permitted here (needs CAP_SYS_ADMIN): skipped");
-    return;
-  }
+  if (std::system("unshare -u true 2>/dev/null") != 0)
+    return skip_test("unshare -u is not permitted here (needs CAP_SYS_ADMIN)");
   published_engine engine;
   relay_process relay(engine.address(), "relay-h");
   process sleeper({"/bin/sleep", "60"}, "", "relay_sleeper");
@@ -310,10 +309,8 @@ TEST_CASE("relay: kill -9 of a relay: its daemons go on at the engine, streams a
 
 TEST_CASE("relay: one search over the processes of daemons on three hosts folds the alike and names the outlier",
           "[relay][remote][pc-cluster]") {
-  if (std::system("unshare -u true 2>/dev/null") != 0) {
-    WARN("unshare -u is not permitted here (needs CAP_SYS_ADMIN): skipped");
-    return;
-  }
+  if (std::system("unshare -u true 2>/dev/null") != 0)
+    return skip_test("unshare -u is not permitted here (needs CAP_SYS_ADMIN)");
   // One process per host, as an MPI job on three nodes: two compute, the third (the outlier)
   // waits for a lock. Host a's and b's daemons are behind a relay, host c's joins directly.
   const std::string job = std::string(PERFDM_PC_WORKLOADS) + "/cluster_job";
@@ -369,10 +366,8 @@ TEST_CASE("relay: one search over the processes of daemons on three hosts folds 
 
 TEST_CASE("relay: one search over two hosts whose processes have the same pid counts two processes",
           "[relay][remote][pc-cluster]") {
-  if (std::system("unshare -u -p -f --mount-proc --kill-child true 2>/dev/null") != 0) {
-    WARN("unshare -u -p is not permitted here (needs CAP_SYS_ADMIN): skipped");
-    return;
-  }
+  if (std::system("unshare -u -p -f --mount-proc --kill-child true 2>/dev/null") != 0)
+    return skip_test("unshare -u -p is not permitted here (needs CAP_SYS_ADMIN)");
   // Two containers on two hosts: each daemon in its own UTS and pid namespace starts its
   // cluster_job there, so both jobs have the same small pid. They are two processes; with the
   // engine's own (--pid), three.
