@@ -65,6 +65,9 @@ const Dwfl_Callbacks proc_callbacks = {
 // on a machine running 64 busy processes is caught by a later sample.
 constexpr std::int64_t stop_timeout_ns = 500'000'000;
 
+// The longest wait for a process's exec to finish before it can be read (stack_sampler::impl).
+constexpr std::int64_t exec_wait_ns = 1'000'000'000;
+
 // The one-letter state of a thread, '?' when it cannot be read.
 char thread_state(int pid, int tid) {
   try {
@@ -193,10 +196,32 @@ struct stack_sampler::impl {
   std::unordered_map<Dwfl_Module*, std::unique_ptr<cfi_function_table>> function_tables;
   std::vector<int> late;  // threads interrupted that had not stopped when their sample ended
 
+  // A process in the middle of an exec cannot be read for a moment: the kernel shows no
+  // auxiliary vector (/proc/PID/auxv) and no executable until the new program is set up, and
+  // libdw finds no program there (ENOEXEC, or no architecture). That lasts milliseconds,
+  // longer on a loaded machine; it is waited out (at most exec_wait_ns), so that a process
+  // started just now (`perfdm search --pid $!` after `cmd &`) is watched, not refused.
   explicit impl(int p) : pid(p) {
-    if (!proc::process_alive(pid))
-      throw native_error(native_errc::no_such_process,
-                         "process " + std::to_string(pid) + ": no such process");
+    const auto until = monotonic_ns() + exec_wait_ns;
+    for (;;) {
+      if (!proc::process_alive(pid))
+        throw native_error(native_errc::no_such_process,
+                           "process " + std::to_string(pid) + ": no such process");
+      try {
+        attach();
+        return;
+      } catch (const native_error& e) {
+        if (e.code == native_errc::no_such_process || e.code == native_errc::not_permitted ||
+            monotonic_ns() >= until)
+          throw;
+      }
+      timespec pause{0, 1'000'000};
+      nanosleep(&pause, nullptr);
+    }
+  }
+
+  // A Dwfl with the process's modules, ready to unwind its threads; none if it throws.
+  void attach() {
     dwfl = dwfl_begin(&proc_callbacks);
     if (dwfl == nullptr)
       throw native_error(native_errc::unwind_failed, "cannot start libdw: " + dwfl_message());
@@ -211,6 +236,7 @@ struct stack_sampler::impl {
                                                            dwfl_message());
     } catch (...) {
       dwfl_end(dwfl);
+      dwfl = nullptr;
       throw;
     }
   }

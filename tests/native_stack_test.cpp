@@ -1,6 +1,6 @@
 // Stack sampling (native/stack_sampler.*) of the real test program: every thread with its
 // state and the function it is blocked in, the hot function with its source line, a process
-// that exits mid-sample, and a sampler without permission.
+// that exits mid-sample or is caught mid-exec, and a sampler without permission.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -145,6 +145,34 @@ TEST_CASE("a process that exits during sampling: a clean error, nothing left sto
     // The process was not kept stopped by a ptrace left behind: it exited by itself.
     CHECK(eventually([&] { return t.exited(); }));
   }
+}
+
+TEST_CASE("a process in the middle of an exec is read once its new program is there",
+          "[native][stack]") {
+  // /bin/sh executing itself again and again: each exec has a moment when the kernel shows no
+  // auxiliary vector yet, and libdw reads that as no program at all (ENOEXEC).
+  const char* again = "n=$1; if [ $n -gt 0 ]; then exec /bin/sh -c \"$0\" \"$0\" $((n-1)); fi";
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", again, again, "200", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int watched = 0;
+  std::string refused;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    try {
+      stack_sampler s(pid);
+      ++watched;
+    } catch (const native_error& e) {
+      if (e.code != native_errc::no_such_process) refused += std::string(e.what()) + "\n";
+    }
+  }
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(watched > 20);
+  CHECK(refused == "");
 }
 
 TEST_CASE("a process that is not there: no_such_process", "[native][stack]") {
