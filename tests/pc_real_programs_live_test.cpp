@@ -19,17 +19,21 @@ struct json_node {
 };
 
 // `perfdm search --pid … --json` for `seconds`: the nodes of the JSON object it prints at the end.
-std::vector<json_node> search(int pid, int seconds) {
+// Its exit status and what it said on stderr explain a search that found nothing. The process
+// searched is `name` (the program's, not the test's own copy before exec).
+std::vector<json_node> search(int pid, int seconds, const std::string& name) {
+  real_program::temp_dir dir;
   std::string command = std::string(PERFDM_BINARY) + " search --pid " + std::to_string(pid) +
-                        " --seconds " + std::to_string(seconds) +
-                        " --json 2>/dev/null";
+                        " --seconds " + std::to_string(seconds) + " --json 2>" + dir / "err";
   std::string out;
+  int status = -1;
   if (FILE* p = popen(command.c_str(), "r")) {
     char buf[4096];
     std::size_t n;
     while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
+    status = pclose(p);
   }
+  INFO("perfdm search: status " << status << ", stderr: " << real_program::read_file(dir / "err"));
   static const std::regex node_re(
       "\\{\"id\":[0-9]+,\"parent\":(null|[0-9]+),\"hypothesis\":\"([^\"]*)\",\"focus\":\\{"
       "\"code\":\"([^\"]*)\",\"machine\":\"([^\"]*)\",\"syncobject\":\"([^\"]*)\""
@@ -38,6 +42,8 @@ std::vector<json_node> search(int pid, int seconds) {
   for (std::sregex_iterator i(out.begin(), out.end(), node_re), end; i != end; ++i)
     nodes.push_back({(*i)[2], (*i)[3], (*i)[4], (*i)[5], (*i)[6], (*i)[7]});
   INFO(out.substr(0, 3000));
+  CHECK(out.find("\"processes\":[{\"pid\":" + std::to_string(pid) + ",\"name\":\"" + name +
+                 "\"}]") != std::string::npos);
   REQUIRE_FALSE(nodes.empty());
   return nodes;
 }
@@ -91,7 +97,7 @@ TEST_CASE("pc live, real programs: xz -6 -T1 is CPUbound in liblzma, its own cod
     std::fclose(f);
   }
   real_program::process xz({"xz", "-6", "-T1", "-c", dir / "input.txt"}, "", "/dev/null");
-  auto nodes = search(xz.pid, 5);
+  auto nodes = search(xz.pid, 5, "xz");
   INFO(true_nodes(nodes));
   CHECK(any_true(nodes, [](const json_node& n) {
     return n.hypothesis == "CPUbound" && n.code.rfind("/Code/liblzma.so.5", 0) == 0;
@@ -116,7 +122,7 @@ TEST_CASE("pc live, real programs: sqlite3 with an fsync per insert blocks in I/
   std::string db = folder + "/test.db";
   {
     real_program::process sqlite({"sqlite3", db}, dir / "inserts.sql");
-    auto nodes = search(sqlite.pid, 6);
+    auto nodes = search(sqlite.pid, 6, "sqlite3");
     INFO(true_nodes(nodes));
     auto db_file = perfdm::native::file_resource(db);
     CHECK(any_true(nodes, [&](const json_node& n) {
@@ -130,7 +136,10 @@ TEST_CASE("pc live, real programs: sqlite3 with an fsync per insert blocks in I/
 TEST_CASE("pc live, real programs: python3's four CPU-bound threads wait for the GIL, a CondVar "
           "by address",
           "[pc][pc-live][real-programs]") {
-  // Debian's interpreter (the GIL is a pthread condition variable in 3.11).
+  // Debian's interpreter (the GIL is a pthread condition variable in 3.11). The search starts
+  // once the four threads run: on a loaded machine the interpreter's own start-up (reading its
+  // modules) can take a good part of the search's seconds.
+  real_program::temp_dir dir;
   real_program::process python(
       {"/usr/bin/python3", "-c",
        "import threading\n"
@@ -138,8 +147,11 @@ TEST_CASE("pc live, real programs: python3's four CPU-bound threads wait for the
        "    while True:\n"
        "        sum(i * i for i in range(1000))\n"
        "for _ in range(4):\n"
-       "    threading.Thread(target=work).start()\n"});
-  auto nodes = search(python.pid, 5);
+       "    threading.Thread(target=work).start()\n"
+       "print('running', flush=True)\n"},
+      "", dir / "out");
+  REQUIRE(real_program::wait_for_text(dir / "out", "running\n"));
+  auto nodes = search(python.pid, 5, "python3");
   INFO(true_nodes(nodes));
   CHECK(any_true(nodes, [](const json_node& n) {
     return n.hypothesis == "ExcessiveSyncWaitingTime" &&
@@ -164,7 +176,7 @@ TEST_CASE("pc live, real programs: a stripped executable is CPUbound in a functi
   REQUIRE_FALSE(crunch.empty());
   REQUIRE(real_program::shell("strip -o " + dir / "spin_stripped" + " " + spin));
   real_program::process stripped({dir / "spin_stripped"});
-  auto nodes = search(stripped.pid, 4);
+  auto nodes = search(stripped.pid, 4, "spin_stripped");
   INFO(true_nodes(nodes));
   INFO("crunch is at " << crunch);
   CHECK(any_true(nodes, [&](const json_node& n) {

@@ -11,9 +11,12 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +42,21 @@ inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Waits (at most 20 s) until the file at `path` holds `text`: a program that says it is ready.
+inline bool wait_for_text(const std::string& path, const std::string& text) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (read_file(path).find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 // Runs a shell command; true when it exits 0.
 inline bool shell(const std::string& command) {
   return std::system(command.c_str()) == 0;
@@ -46,11 +64,18 @@ inline bool shell(const std::string& command) {
 
 struct process {
   // argv[0] is looked up in PATH. `in`, `out`: files for standard input and output ("" keeps
-  // /dev/null).
+  // /dev/null). Returns once the exec has replaced the test's own copy (its close-on-exec pipe
+  // closed): a search started earlier would watch that copy, under the test's name.
   explicit process(std::vector<std::string> argv, const std::string& in = "",
                    const std::string& out = "") {
     int p[2];
     REQUIRE(pipe(p) == 0);
+    // Closed by a successful exec; carries exec's errno otherwise.
+    int exec_status[2];
+    REQUIRE(pipe2(exec_status, O_CLOEXEC) == 0);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
     pid_t middle = fork();
     REQUIRE(middle >= 0);
     if (middle == 0) {
@@ -62,21 +87,29 @@ struct process {
         if (o >= 0) dup2(o, STDOUT_FILENO);
         close(p[0]);
         close(p[1]);
-        std::vector<char*> args;
-        for (auto& a : argv) args.push_back(a.data());
-        args.push_back(nullptr);
+        close(exec_status[0]);
         execvp(args[0], args.data());
+        int e = errno;
+        if (write(exec_status[1], &e, sizeof e) != sizeof e) _exit(126);
         _exit(127);
       }
       if (write(p[1], &child, sizeof child) != sizeof child) _exit(1);
       _exit(0);
     }
     close(p[1]);
+    close(exec_status[1]);
     pid_t child = -1;
     REQUIRE(read(p[0], &child, sizeof child) == sizeof child);
     close(p[0]);
     waitpid(middle, nullptr, 0);
     pid = child;
+    int exec_errno = 0;
+    ssize_t n;
+    while ((n = read(exec_status[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+    }
+    close(exec_status[0]);
+    INFO("cannot run " << argv[0] << ": " << std::strerror(exec_errno));
+    REQUIRE(n == 0);
   }
   ~process() {
     if (pid <= 0) return;
