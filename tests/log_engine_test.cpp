@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -18,6 +17,7 @@
 #include "cli/xml_session.hpp"
 #include "log/log_print.hpp"
 #include "log/log_reader.hpp"
+#include "tests/live_engine_test_support.hpp"
 
 using namespace perfdm;
 
@@ -34,6 +34,13 @@ std::string printed(const std::string& path) {
   std::ostringstream out;
   print_log(path, {}, out);
   return out.str();
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 std::string demo_requests() {
@@ -195,6 +202,7 @@ TEST_CASE("a log module past its memory grant is partial, not lost", "[log][dm]"
 
 TEST_CASE("an engine stopped by SIGTERM writes its log", "[log][engine]") {
   auto path = temp_path("engine.log");
+  auto replies = temp_path("engine.out");
   const std::string compression = GENERATE("zlib", "zstd");
   int in[2];
   REQUIRE(pipe(in) == 0);
@@ -203,8 +211,9 @@ TEST_CASE("an engine stopped by SIGTERM writes its log", "[log][engine]") {
   if (pid == 0) {
     dup2(in[0], STDIN_FILENO);
     close(in[1]);
+    int out = open(replies.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int null = open("/dev/null", O_WRONLY);
-    dup2(null, STDOUT_FILENO);
+    dup2(out, STDOUT_FILENO);
     dup2(null, STDERR_FILENO);
     execl(PERFDM_BINARY, PERFDM_BINARY, "engine", "--log", path.c_str(), "--log-compression",
           compression.c_str(), (char*)nullptr);
@@ -218,7 +227,11 @@ TEST_CASE("an engine stopped by SIGTERM writes its log", "[log][engine]") {
       "<DYPER PID='DM' COMMAND='SAMPLES'><SAMPLES><S MI='0' START='0' END='0.4' "
       "VALUE='3'/></SAMPLES></DYPER>\n";
   REQUIRE(write(in[1], requests.data(), requests.size()) == static_cast<ssize_t>(requests.size()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The engine answers in order: the SAMPLES reply, the last, says every request was read and
+  // applied before the signal.
+  const std::string applied = "<DYPER_REPLY ID='DM'><OK COUNT='1' DROPPED='0'/></DYPER_REPLY>\n";
+  CHECK(test::eventually([&] { return file_text(replies).find(applied) != std::string::npos; }));
+  INFO(file_text(replies));
   kill(pid, SIGTERM);
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
@@ -231,4 +244,5 @@ TEST_CASE("an engine stopped by SIGTERM writes its log", "[log][engine]") {
   CHECK(text.find("# job command line: ") != std::string::npos);
   CHECK(text.find("# compression: " + compression + "\n") != std::string::npos);
   std::filesystem::remove(path);
+  std::filesystem::remove(replies);
 }
