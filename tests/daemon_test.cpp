@@ -187,6 +187,8 @@ TEST_CASE("daemons: a daemon whose process exited does not hold the aggregate ba
   CHECK(d2->exited() == false);
   CHECK(run_client(engine.address(), {"STATUS"}).out.find("<COMPONENT NAME='node-2'/>") !=
         std::string::npos);
+  // The stream carried data all along: a COMPONENTREMOVED would be among it.
+  CHECK(watcher->out().find("<DYPER DATA='0'>") != std::string::npos);
   CHECK(watcher->out().find("COMPONENTREMOVED") == std::string::npos);
 }
 
@@ -292,9 +294,11 @@ TEST_CASE("daemons: SIGTERM detaches, sends what was read and leaves the engine 
   CHECK(eventually([&] {
     return watcher->out().find("<DYPER COMPONENTREMOVED='0' NAME='node-t'/>") != std::string::npos;
   }));
-  CHECK(run_client(engine.address(), {"STATUS"}).out.find("<COMPONENT") == std::string::npos);
+  auto status = run_client(engine.address(), {"STATUS"}).out;
+  CHECK(status.find("<DYPER_REPLY ID='DM'><STATUS NOW='") != std::string::npos);
+  CHECK(status.find("<COMPONENT") == std::string::npos);
   // The workload runs on, no longer attached: a new daemon can attach it again.
   auto again = start_daemon(engine, "node-u", {"--attach", std::to_string(w.pid)});
-  REQUIRE(eventually([&] { return forwarding(*again); }));
+  REQUIRE(eventually([&] { return forwarding(*again); }));  // its stderr says it forwards
   CHECK(again->err().find("cannot attach") == std::string::npos);
 }

@@ -64,7 +64,9 @@ TEST_CASE("prometheus: families, labels escaped, numbers that read back exactly"
   sampled.latest = std::numeric_limits<double>::quiet_NaN();
   s.histograms = {counter, sampled};
   s.frames = {{"/Process/w{7}", "work", 10, 2, 1}};
-  CHECK(prometheus_exposition(s).find("perfdm_samples") == std::string::npos);  // not asked
+  auto unasked = prometheus_exposition(s);
+  CHECK(unasked.find("# TYPE perfdm_bucket_value gauge\n") != std::string::npos);
+  CHECK(unasked.find("perfdm_samples") == std::string::npos);  // not asked
   s.has_samples = true;
   s.samples = 42;
   s.samples_dropped = 3;

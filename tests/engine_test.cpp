@@ -232,6 +232,7 @@ TEST_CASE("B7 streams get completed buckets only, each once", "[B7]") {
   engine e;
   with_one_mi(e);
   auto first = e.run(samples(s(0, 0, 0.1, 1)));  // inside bucket 0: nothing complete
+  CHECK(has(first, "<OK COUNT='1' DROPPED='0'/>"));
   CHECK_FALSE(has(first, "DATA='0'"));
   auto second = e.run(samples(s(0, 0.1, 0.5, 1)));
   CHECK(has(second, "<V MI='0' PHASE='GLOBAL' BUCKET='0' VALUE='1.25'/>"));
@@ -287,7 +288,9 @@ TEST_CASE("T1 streams hear of new metrics and resources", "[T1]") {
   auto res = e.run(dm("DEFINE", "<RESOURCE NAME='/Process/app'/>"));
   CHECK(has(res, "<DYPER NEWRESOURCE='0' ID='1' NAME='/Process' PARENT='/'/>"));
   CHECK(has(res, "<DYPER NEWRESOURCE='0' ID='2' NAME='/Process/app' PARENT='/Process'/>"));
-  CHECK_FALSE(has(e.run(define_counter("m")), "NEWMETRIC"));  // only new ones
+  auto again = e.run(define_counter("m"));
+  CHECK(has(again, "<METRIC ID='0' NAME='m' STYLE='COUNTER'"));
+  CHECK_FALSE(has(again, "NEWMETRIC"));  // only new ones
 }
 
 TEST_CASE("T2 data values arrive in batches of at most 50, flushed at the end of a command",

@@ -257,11 +257,8 @@ TEST_CASE("a watched process that exits: clean errors or its last stacks, the en
     }
     CHECK(ended);
     CHECK(eventually([&] { return t.exited(); }));
-    CHECK(eventually([&] {
-      auto p = e.reply(dm("PROCESSES"));
-      return p.find("PID='" + std::to_string(pid) + "'") != std::string::npos &&
-             p.find("WATCHED='true'") == std::string::npos;
-    }));
+    const std::regex unwatched("<PROCESS PID='" + std::to_string(pid) + "' [^>]*WATCHED='false'/>");
+    CHECK(eventually([&] { return std::regex_search(e.reply(dm("PROCESSES")), unwatched); }));
     // Its last profile stays until UNWATCH (tests/native_settings_test.cpp).
     CHECK_THAT(e.reply(dm("PROFILE", process(pid))), Catch::Contains(" ENDED='true'"));
   }

@@ -203,8 +203,8 @@ TEST_CASE("a watched process that exited keeps its last profile and stacks until
   REQUIRE_THAT(e.reply(dm("WATCH", process(pid))), Catch::Contains("WATCHED='true'"));
   REQUIRE(sampling(e, pid, 3));
   REQUIRE(eventually([&] { return t.exited(); }));
-  REQUIRE(eventually(
-      [&] { return e.reply(dm("PROCESSES")).find("WATCHED='true'") == std::string::npos; }));
+  const std::regex unwatched("<PROCESS PID='" + std::to_string(pid) + "' [^>]*WATCHED='false'/>");
+  REQUIRE(eventually([&] { return std::regex_search(e.reply(dm("PROCESSES")), unwatched); }));
   auto profile = e.reply(dm("PROFILE", process(pid)));
   INFO(profile.substr(0, 1000));
   CHECK_THAT(profile,

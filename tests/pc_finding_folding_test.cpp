@@ -298,7 +298,9 @@ TEST_CASE("pc search report: the ranked list stops at eight findings and says ho
   CHECK(text.find("  \u2026 and 3 more findings (--json or --shg lists every one)\n") !=
         std::string::npos);
   infos.resize(8);
-  CHECK(perfdm::findings_text(infos, {}).find("more findings") == std::string::npos);
+  auto eight = perfdm::findings_text(infos, {});
+  CHECK(eight.find("  8. TooManySmallIOOps 1008") != std::string::npos);
+  CHECK(eight.find("more findings") == std::string::npos);
 }
 
 TEST_CASE("pc folding: the same pid on two hosts is two processes, folded and told apart",

@@ -150,6 +150,9 @@ TEST_CASE("pc actor: a global search finds the hot function and thread through t
   }
   // Nodes concluded false have their MIs disabled: CPUbound at idle() collects no more.
   status = e.reply("<DYPER PID='DM' COMMAND='STATUS'/>");
+  INFO(status);
+  CHECK(std::regex_search(status, std::regex("<MI ID='[0-9]+' METRIC='cpu' FOCUS='/Code/app/idle' "
+                                             "GLOBAL_USERS='' [^>]* COLLECTING='false' ")));
   CHECK(status.find("FOCUS='/Code/app/idle' GLOBAL_USERS='1'") == std::string::npos);
   // Every node change reached the stream as SHGNODE; the last event of a node is its state.
   std::map<std::uint64_t, std::string> last;
@@ -252,9 +255,18 @@ TEST_CASE("pc actor: FOLLOW starts a search for every new phase, STOP and PAUSE"
             .find("STATE='running'") != std::string::npos);
   CHECK(e.reply("<DYPER PID='DM' COMMAND='SEARCH'><SEARCH PHASE='CURRENT' ACTION='STOP'/></DYPER>")
             .find("STATE='ended'") != std::string::npos);
-  // STOP released every experiment of the search.
+  // STOP released every experiment of the search: its three MIs (cpu, sync_wait, io_wait)
+  // have no user and collect nothing.
   auto status = e.reply("<DYPER PID='DM' COMMAND='STATUS'/>");
-  CHECK(status.find("CURRENT_USERS='0'") == std::string::npos);
+  INFO(status);
+  auto count = [&](const std::string& pattern) {
+    std::regex r(pattern);
+    return std::distance(std::sregex_iterator(status.begin(), status.end(), r),
+                         std::sregex_iterator());
+  };
+  CHECK(count("<MI ID=") == 3);
+  CHECK(count("<MI ID='[0-9]+' [^>]* GLOBAL_USERS='' CURRENT_USERS='' [^>]* COLLECTING='false' ") ==
+        3);
   e.run("<DYPER PID='DM' COMMAND='PHASE'/>");  // stopped: no new search follows
   CHECK(e.reply("<DYPER PID='DM' COMMAND='SHG'><SHG SEARCH='2'/></DYPER>") ==
         "<DYPER_REPLY ID='DM'><SHG></SHG></DYPER_REPLY>");

@@ -60,7 +60,9 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
         "<DYPER_REPLY ID='" + pid + "'><VAR NAME='CHECKTIME' VALUE='40'/></DYPER_REPLY>");
   CHECK_THAT(c.ask("<DYPER PID='1' COMMAND='PING'/>"), Catch::Contains("ERROR='UNKNOWN_TARGET'"));
   // REPORTTIME > 0: periodic reports to every connection, until it is 0 again.
-  CHECK_THAT(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='50'/>"), !Catch::Contains("ERROR"));
+  CHECK(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='50'/>") ==
+        "<DYPER_REPLY ID='" + pid + "'><SETTINGS><VAR NAME='REPORTTIME' VALUE='50'/></SETTINGS>"
+        "</DYPER_REPLY>");
   for (int i = 0; i < 2; ++i) {
     auto r = watcher.next();
     CHECK(r.kind == dyper_frame::message);
@@ -68,7 +70,9 @@ TEST_CASE("gateway: process commands and DYPATCH for an attached process",
                                               "' TIME='[0-9]+'><MONITOR .*"
                                               "<FRAMETYPE NAME='work' .*</MONITOR></DYPER>")));
   }
-  CHECK_THAT(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='0'/>"), !Catch::Contains("ERROR"));
+  CHECK(to_process("SET", "<VAR NAME='REPORTTIME' VALUE='0'/>") ==
+        "<DYPER_REPLY ID='" + pid + "'><SETTINGS><VAR NAME='REPORTTIME' VALUE='0'/></SETTINGS>"
+        "</DYPER_REPLY>");
   // The next announcement that is not a report (one report may have been on its way).
   auto next_announcement = [&] {
     auto f = watcher.next();

@@ -248,7 +248,7 @@ TEST_CASE("AGENT, SETDETAIL, INSTRUMENT and REPORT", "[process_commands]") {
   REQUIRE(std::regex_search(stream_reply, opened, std::regex("STREAM ID='([0-9]+)'")));
   REQUIRE_THAT(e.reply("<DYPER PID='DM' COMMAND='ENABLE'><ENABLE STREAM='" + opened[1].str() +
                        "' METRIC='work.requests' FOCUS='" + resource + "/work'/></DYPER>"),
-               !Catch::Contains("ERROR"));
+               Catch::Contains("<MI ID='") && !Catch::Contains("ERROR"));
   std::string report;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   do {
@@ -399,7 +399,8 @@ TEST_CASE("SETDETAIL drives collection: an item on enables its metrics, off disa
   auto mi = element.substr(8, element.find('\'', 8) - 8);
   // Samples of the field arrive in the detailed MI, and REPORT shows it.
   auto data = "<DYPER PID='DM' COMMAND='DATA'><DATA MI='" + mi + "'/></DYPER>";
-  CHECK(test::eventually([&] { return e.reply(data).find("LAST='-1'") == std::string::npos; }));
+  const std::regex filled("<HISTOGRAM MI='" + mi + "' [^>]* LAST='[0-9]+'>");
+  CHECK(test::eventually([&] { return std::regex_search(e.reply(data), filled); }));
   CHECK_THAT(e.reply(request(w.pid, "REPORT", "<REPORT TYPE='ALL'/>")),
              Catch::Contains("METRIC='work.latency_us' " + focus));
 

@@ -140,6 +140,7 @@ TEST_CASE("remote TLS: a daemon without a certificate is refused, half TLS optio
   CHECK(plain->wait() == 2);
   auto status = run_client(engine.address(), with(certs.options("client"), {"STATUS"}));
   CHECK(status.status == 0);
+  CHECK(status.out.find("<DYPER_REPLY ID='DM'><STATUS NOW='") != std::string::npos);
   CHECK(status.out.find("node-plain") == std::string::npos);
 
   auto incomplete = daemon("node-half", {"--tls-cert", certs.dir + "/client.pem"});
@@ -190,6 +191,7 @@ TEST_CASE("remote TLS: a daemon through TLS registers and its samples reach a TL
     return std::any_of(values.begin(), values.end(), [](double v) { return v > 0; });
   }));
   INFO("watcher: " << watcher->out() << watcher->err());
+  // Beside the data values read from the same output above.
   CHECK(watcher->out().find("ERROR=") == std::string::npos);
   CHECK(daemon.exited() == false);
 }
