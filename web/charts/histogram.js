@@ -207,9 +207,9 @@ export class Histogram {
       // the phases changed.
       let from = 0;
       if (this.phaseSignature() === this.drawnPhases) {
-        const old = this.drawnBars;
-        while (from < drawn.length && from < old.length && drawn[from].x0 === old[from].x0
-               && drawn[from].x1 === old[from].x1 && drawn[from].y === old[from].y) from++;
+        const was = this.drawnBars;
+        while (from < drawn.length && from < was.length && drawn[from].x0 === was[from].x0
+               && drawn[from].x1 === was[from].x1 && drawn[from].y === was[from].y) from++;
       }
       if (from < drawn.length || from < this.drawnBars.length) {
         this.redraw(from);
