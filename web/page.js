@@ -3,7 +3,9 @@
 //   start()         the first read, once the stream is open (panels start in order, awaited)
 //   refresh()       called every `every` ms from then on (whole seconds: the page has one
 //                   timer); with `whileInSight` (an element), only while that element is on
-//                   screen and the page is visible, and at once when it comes into sight
+//                   screen and the page is visible, and at once when it comes into sight.
+//                   It reads; it may resolve with a function that draws what it read, which
+//                   the page runs with the tick's other drawing (see schedule)
 //   event(element)  every stream event but DATA (NEWPHASE, FOLD, SHGNODE, …), parsed
 // A panel gets the page in its constructor: `connection`, `state`, `run`, `showError`.
 
@@ -11,7 +13,8 @@ import { $ } from './dom.js';
 import { ProtocolError, dm } from './protocol.js';
 import { PageState } from './state.js';
 
-const tick = 1000;  // ms: the page's one timer
+const tick = 1000;   // ms: the page's one timer
+const gather = 500;  // ms: how long a tick's drawing waits for its reads
 
 export class Page {
   constructor(connection) {
@@ -62,28 +65,48 @@ export class Page {
     this.schedule(panels);
   }
 
-  // One timer for every panel: the refreshes due run in the same task each second, so that
-  // their changes reach the screen in one frame (a timer a panel, each at its own phase, made
-  // a frame each: two or three a second with nothing more to show).
+  // One timer for every panel, and one drawing a tick: the refreshes due read at once, and
+  // what they resolve with (a function that draws what was read) runs together once their
+  // reads are in, within `gather` ms; a read that comes later draws when it comes. So what a
+  // second changes reaches the screen in one frame: a timer a panel, or a reply drawn when it
+  // came, made a frame each (style, layout, paint, the compositor's and the display's work).
   schedule(panels) {
+    const drawn = (draw) => { if (typeof draw === 'function') draw(); };
     const periodic = panels.filter(p => p.refresh && p.every).map((panel) => {
       const entry = { panel, ticks: Math.max(1, Math.round(panel.every / tick)), inSight: !panel.whileInSight };
-      // A panel read only while in sight is read at once when it comes into sight.
+      // A panel read only while in sight is read and drawn at once when it comes into sight.
       if (panel.whileInSight)
         new IntersectionObserver((es) => {
           const was = entry.inSight;
           for (const e of es) entry.inSight = e.isIntersecting;
-          if (entry.inSight && !was && !document.hidden) panel.refresh().catch(this.showError);
+          if (entry.inSight && !was && !document.hidden) panel.refresh().then(drawn).catch(this.showError);
         }).observe(panel.whileInSight);
       return entry;
     });
+    const failed = (e) => { if (this.connection.ws.readyState === WebSocket.OPEN) this.showError(e); };
     let n = 0;
     setInterval(() => {
       n++;
+      const draws = [];
+      let gathering = true;
+      const reads = [];
       for (const { panel, ticks, inSight } of periodic) {
         if (n % ticks || (panel.whileInSight && (!inSight || document.hidden))) continue;
-        panel.refresh().catch((e) => { if (this.connection.ws.readyState === WebSocket.OPEN) this.showError(e); });
+        reads.push(panel.refresh()
+          .then((draw) => { if (gathering) draws.push(draw); else drawn(draw); })
+          .catch(failed));
       }
+      let timer = 0;
+      const flush = () => {
+        if (!gathering) return;
+        gathering = false;
+        clearTimeout(timer);
+        for (const draw of draws) {
+          try { drawn(draw); } catch (e) { failed(e); }
+        }
+      };
+      timer = setTimeout(flush, gather);
+      Promise.all(reads).then(flush);
     }, tick);
   }
 }

@@ -50,11 +50,14 @@ async function main() {
     .some((n) => /<\/Code\/pc_cpu\/\w+,/.test(n.textContent)));
 
   // Coloured by state: every node's class is its STATE, and true is drawn red, false green.
-  // Read in one evaluation: the tree is drawn again when nodes change, and a node taken from an
-  // earlier drawing has no computed style.
-  const nodes = await page.evaluate(() => [...document.querySelectorAll('#shg-tree .shg-node')].map((n) => ({
-    state: n.dataset.state, cls: n.className, colour: getComputedStyle(n).backgroundColor, text: n.textContent,
-  })));
+  // Read in one evaluation, with the panel's count: the tree is drawn again when nodes change
+  // (a node taken from an earlier drawing has no computed style, a count a later one's).
+  const { nodes, summary } = await page.evaluate(() => ({
+    nodes: [...document.querySelectorAll('#shg-tree .shg-node')].map((n) => ({
+      state: n.dataset.state, cls: n.className, colour: getComputedStyle(n).backgroundColor, text: n.textContent,
+    })),
+    summary: document.getElementById('shg-state').textContent,
+  }));
   for (const n of nodes) {
     if (!n.cls.includes(`shg-${n.state}`)) throw new Error(`node '${n.text}' is not coloured by its state`);
     if (n.state === 'true' && n.colour !== 'rgb(245, 183, 177)') throw new Error(`true node drawn ${n.colour}`);
@@ -64,7 +67,6 @@ async function main() {
   if (top.length !== 1 || top[0].state !== 'true') throw new Error(`top CPUbound node: ${JSON.stringify(top)}`);
   if (nodes.some((n) => n.state === 'true' && /idle_housekeeping/.test(n.text)))
     throw new Error('idle_housekeeping concluded true');
-  const summary = await page.$eval('#shg-state', (e) => e.textContent);
   if (!new RegExp(`^${nodes.length} nodes: [1-9]\\d* true`).test(summary)) throw new Error(`the panel says '${summary}' for ${nodes.length} nodes`);
   await page.$eval('#consultant', (e) => e.scrollIntoView());
   await page.screenshot({ path: join(out, 'dashboard-search.png'), fullPage: true });

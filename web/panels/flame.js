@@ -6,7 +6,7 @@
 // timeline shows it too).
 
 import { FlameGraph, diffTree, parseFlameGraph, profileTree } from '../charts/flame.js';
-import { $ } from '../dom.js';
+import { $, setText } from '../dom.js';
 import { ProtocolError } from '../protocol.js';
 import { attr } from '../xml.js';
 
@@ -33,7 +33,7 @@ export class FlamePanel {
     this.unsupported = false;
     for (const id of ['flame-pid', 'flame-view', 'flame-thread', 'flame-phase', 'flame-from', 'flame-to',
       'diff-on', 'diff-phase-a', 'diff-from-a', 'diff-to-a', 'diff-phase-b', 'diff-from-b', 'diff-to-b'])
-      $(id).addEventListener('change', () => { this.signature = ''; this.state.process = this.pid(); this.refresh(); });
+      $(id).addEventListener('change', () => { this.signature = ''; this.state.process = this.pid(); this.update(); });
     $('flame-search').addEventListener('input', (e) => this.graph.search(e.target.value));
     $('flame-reset').addEventListener('click', () => this.graph.resetZoom());
     this.state.subscribe('watched', (watched) => this.setProcesses(watched));
@@ -42,7 +42,7 @@ export class FlamePanel {
     this.state.subscribe('finding', (f) => this.showFinding(f));
   }
 
-  start() { return this.refresh(); }
+  start() { return this.update(); }
 
   // The watched processes ([{pid, name}]); the first is chosen when none is.
   setProcesses(watched) {
@@ -55,7 +55,7 @@ export class FlamePanel {
     if (watched.some(w => w.pid === chosen)) select.value = chosen;
     this.state.process = this.pid();
     this.signature = '';
-    this.refresh();
+    this.update();
   }
 
   // The phases (PHASES) for the scope and the comparison.
@@ -104,14 +104,20 @@ export class FlamePanel {
 
   pid() { return $('flame-pid').value; }
 
+  // Reads and draws at once (a choice on the panel, a process watched).
+  update() {
+    return this.refresh().then((draw) => draw?.());
+  }
+
+  // Reads FLAMEGRAPH; resolves with what draws it (nothing when nothing is new), which the
+  // page runs with the tick's other drawing.
   async refresh() {
     const pid = this.pid();
     // A hidden page draws nothing: the next second after it shows again catches up.
-    if (!pid || this.busy || this.unsupported || document.hidden) return;
+    if (!pid || this.busy || this.unsupported || document.hidden) return undefined;
     this.busy = true;
     try {
-      if ($('diff-on').checked) await this.refreshDiff(pid);
-      else await this.refreshProfile(pid);
+      return $('diff-on').checked ? await this.readDiff(pid) : await this.readProfile(pid);
     } catch (e) {
       if (e instanceof ProtocolError && e.code === 'UNKNOWN_COMMAND') {
         this.unsupported = true;
@@ -122,31 +128,34 @@ export class FlamePanel {
     } finally {
       this.busy = false;
     }
+    return undefined;
   }
 
-  async refreshProfile(pid) {
+  async readProfile(pid) {
     const view = $('flame-view').value;
     const reply = parseFlameGraph(await this.connection.requestText(flameRequest(pid, view, $('flame-thread').value,
       $('flame-phase').value, $('flame-from').value, $('flame-to').value)));
     const a = reply.attributes;
     const signature = [view, a.PHASE, a.SAMPLES, a.TOTAL, reply.paths.length, $('flame-thread').value].join(' ');
     // Nothing new (an earlier phase, a process that stopped): nothing to draw.
-    if (signature === this.signature) return;
+    if (signature === this.signature) return undefined;
     this.signature = signature;
     const split = view === 'offcpu' || view === 'all';
     const tree = profileTree(reply, split);
     const total = Number(a.TOTAL);
     const samples = Number(a.SAMPLES);
-    this.graph.show(tree, samples);
-    const truncated = a.TRUNCATED;
-    $('flame-summary').textContent = `${samples} samples of ${total} in phase ${a.PHASE}`
-      + ` (${total ? (100 * samples / total).toFixed(1) : 0} % of all thread samples)`
-      + (truncated ? `; ${truncated} rare paths merged into their callers` : '');
-    $('flame-graph').dataset.view = view;
-    $('flame-graph').dataset.mode = 'profile';
+    return () => {
+      this.graph.show(tree, samples);
+      const truncated = a.TRUNCATED;
+      setText($('flame-summary'), `${samples} samples of ${total} in phase ${a.PHASE}`
+        + ` (${total ? (100 * samples / total).toFixed(1) : 0} % of all thread samples)`
+        + (truncated ? `; ${truncated} rare paths merged into their callers` : ''));
+      $('flame-graph').dataset.view = view;
+      $('flame-graph').dataset.mode = 'profile';
+    };
   }
 
-  async refreshDiff(pid) {
+  async readDiff(pid) {
     this.diffChosen = true;
     const view = $('flame-view').value;
     const thread = $('flame-thread').value;
@@ -155,17 +164,19 @@ export class FlamePanel {
       this.connection.requestText(flameRequest(pid, view, thread, $('diff-phase-b').value, $('diff-from-b').value, $('diff-to-b').value)),
     ]).then(rs => rs.map(parseFlameGraph));
     const signature = ['diff', view, thread, ...[a, b].flatMap(r => [r.attributes.PHASE, r.attributes.SAMPLES, r.attributes.TOTAL, r.paths.length])].join(' ');
-    if (signature === this.signature) return;
+    if (signature === this.signature) return undefined;
     this.signature = signature;
     const split = view !== 'cpu';
     const side = (r) => ({ tree: profileTree(r, split), total: Math.max(1, Number(r.attributes.TOTAL)) });
     const tree = diffTree(side(a), side(b));
-    this.graph.show(tree, tree.value, true);
     const describe = ({ attributes: r }) => `phase ${r.PHASE}` + (r.FROM ? ` ${Number(r.FROM).toFixed(1)}–${Number(r.TO).toFixed(1)} s` : '')
       + ` (${r.TOTAL} thread samples)`;
-    $('flame-summary').textContent = `${describe(a)} → ${describe(b)}: each frame's share of its side's thread samples; `
-      + 'width: both shares added; red grew, blue shrank';
-    $('flame-graph').dataset.view = view;
-    $('flame-graph').dataset.mode = 'diff';
+    return () => {
+      this.graph.show(tree, tree.value, true);
+      setText($('flame-summary'), `${describe(a)} → ${describe(b)}: each frame's share of its side's thread samples; `
+        + 'width: both shares added; red grew, blue shrank');
+      $('flame-graph').dataset.view = view;
+      $('flame-graph').dataset.mode = 'diff';
+    };
   }
 }

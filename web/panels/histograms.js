@@ -49,7 +49,13 @@ export class HistogramsPanel {
     });
   }
 
+  // Nothing to read (DATA events bring the buckets): what draws the charts with new buckets,
+  // run with the tick's other drawing.
   async refresh() {
+    return () => this.draw();
+  }
+
+  draw() {
     if (document.hidden) return;
     for (const key of this.dirty) {
       if (!this.visible.has(key)) { this.charts.get(key)?.histogram.mark(); continue; }

@@ -16,12 +16,10 @@ export class StatusPanel {
 
   async start() { this.show(await this.read()); }
 
-  // A reading is shown at the next tick, with the charts' drawing: texts written when the
-  // replies come were a frame of their own each second (style, layout, paint, the
-  // compositor's and the display's work) for values a second old at most.
+  // Resolves with what shows the reading: the page runs it with the tick's other drawing.
   async refresh() {
-    if (this.last) this.show(this.last);
-    this.last = await this.read();
+    const reading = await this.read();
+    return () => this.show(reading);
   }
 
   // STATUS and FRAMES asked together; /metrics, an HTTP request of its own for one count that

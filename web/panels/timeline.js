@@ -25,14 +25,14 @@ export class TimelinePanel {
       const was = this.inSight;
       for (const e of entries) this.inSight = e.isIntersecting;
       if (this.inSight && this.pending) { this.timeline.show(this.pending); this.pending = null; }
-      if (this.inSight && !was) this.refresh().catch(page.showError);
+      if (this.inSight && !was) this.refresh().then((draw) => draw?.()).catch(page.showError);
     }).observe($('timeline-panel'));
     this.state.subscribe('phases', (phases) => this.timeline.setPhases(phases));
     this.state.subscribe('findings', (list) => this.timeline.setFindings(list.map(f => ({ tid: f.tid, since: f.since, text: f.text }))));
     this.state.subscribe('finding', (f) => this.timeline.highlightThread(f.tid));
   }
 
-  start() { return this.refresh(); }
+  start() { return this.refresh().then((draw) => draw?.()); }
 
   async refresh() {
     const pid = this.state.process;
@@ -46,10 +46,11 @@ export class TimelinePanel {
       else if (!(e instanceof ProtocolError && e.code === 'UNKNOWN_TARGET')) throw e;
       return;
     }
-    if (text === this.text) return;
+    if (text === this.text) return undefined;
     this.text = text;
     const timeline = parseTimeline(text);
-    if (this.inSight) { this.timeline.show(timeline); this.pending = null; } else this.pending = timeline;
     this.state.publish('threads', timeline.threads.map(t => ({ tid: t.tid, name: t.name })));
+    if (!this.inSight) { this.pending = timeline; return undefined; }
+    return () => { this.timeline.show(timeline); this.pending = null; };
   }
 }
