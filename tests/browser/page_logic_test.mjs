@@ -27,6 +27,16 @@ test('a FLAMEGRAPH reply read as text: attributes, paths, escapes', () => {
   assert.deepEqual(r.paths[1], { count: 3, state: 'sleep', frames: 'main (app);operator<< (app);nanosleep (libc.so.6)' });
 });
 
+test('a path written in another form than the engine\'s is read too, none lost', () => {
+  const r = parseFlameGraph(`<FLAMEGRAPH SAMPLES='3' TOTAL='3'><PATH COUNT='2' STATE='io'>a;b</PATH>`
+    + `<PATH STATE='lock' COUNT='1'>a;c&amp;d</PATH><PATH COUNT='4'>e</PATH></FLAMEGRAPH>`);
+  assert.deepEqual(r.paths, [
+    { count: 2, state: 'io', frames: 'a;b' },
+    { count: 1, state: 'lock', frames: 'a;c&d' },
+    { count: 4, state: '', frames: 'e' },
+  ]);
+});
+
 test('the tree is inclusive along the call paths; off-CPU views end each path with its state', () => {
   const tree = profileTree(parseFlameGraph(reply), true);
   assert.equal(tree.value, 10);

@@ -9,7 +9,7 @@
 
 import { d3, flamegraph } from './libraries.js';
 import { threadStateColour } from './thread_states.js';
-import { startTagAttributes, unescapeXml } from '../xml.js';
+import { attributes, startTagAttributes, unescapeXml } from '../xml.js';
 
 const highlightColour = '#e600e6';
 const minFrameSize = 2;  // narrower frames are not drawn: the eye cannot tell them apart
@@ -41,14 +41,26 @@ function zeroCounts(node) {
 // comes every second; its form is fixed: docs/FLAME.md §1):
 // {attributes of <FLAMEGRAPH>, paths: [{count, state, frames: 'a;b;c'}]}.
 export function parseFlameGraph(text) {
-  const attributes = startTagAttributes(text, 'FLAMEGRAPH');
+  const head = startTagAttributes(text, 'FLAMEGRAPH');
+  // The engine writes COUNT then STATE (messages/xml_print_process_reports.cpp): one regular
+  // expression reads a path. A reply with a path of another form is read attribute by
+  // attribute instead, so that no path is lost.
   const paths = [];
+  for (const [, count, state, frames] of text.matchAll(/<PATH COUNT='([^']*)' STATE='([^']*)'>([^<]*)<\/PATH>/g))
+    paths.push({ count: Number(count), state, frames: unescapeXml(frames) });
+  if (paths.length === countOf(text, '<PATH ')) return { attributes: head, paths };
+  paths.length = 0;
   for (const m of text.matchAll(/<PATH ([^>]*)>([^<]*)<\/PATH>/g)) {
-    const count = Number(/COUNT='([^']*)'/.exec(m[1])?.[1]);
-    const state = /STATE='([^']*)'/.exec(m[1])?.[1] || '';
-    paths.push({ count, state, frames: unescapeXml(m[2]) });
+    const a = attributes(m[1]);
+    paths.push({ count: Number(a.COUNT), state: a.STATE || '', frames: unescapeXml(m[2]) });
   }
-  return { attributes, paths };
+  return { attributes: head, paths };
+}
+
+function countOf(text, what) {
+  let n = 0;
+  for (let i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + what.length)) n++;
+  return n;
 }
 
 // The tree of a parsed FLAMEGRAPH reply: {name, value, children}, inclusive counts. With
