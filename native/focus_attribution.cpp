@@ -115,9 +115,18 @@ sampled_thread describe_thread(const thread_stack& thread, thread_activity activ
     if (std::find(t.functions.begin(), t.functions.end(), f) == t.functions.end())
       t.functions.push_back(std::move(f));
   }
-  if (activity == thread_activity::blocks || activity == thread_activity::waits)
+  auto runtime = match_runtime_wait(thread.state, thread.frames);
+  t.role = runtime.role;
+  t.serializer = runtime.serializer;
+  bool waits = activity == thread_activity::blocks || activity == thread_activity::waits;
+  if (runtime.role == wait_role::waiting && !runtime.kind.empty()) {
+    // The runtime names its wait: its kind, and its object or the futex it sleeps on.
+    auto o = identify_sync_object(thread.frames, syscall);
+    t.waits_on = {runtime.kind, runtime.object.empty() ? o.object : runtime.object, o.call_site};
+  } else if (waits || runtime.role == wait_role::waiting) {
     t.waits_on =
         namer ? namer->name(thread.frames, syscall) : identify_sync_object(thread.frames, syscall);
+  }
   return t;
 }
 
@@ -154,20 +163,36 @@ bool focus_matches(const pc_focus& focus, const sampled_process& process,
   return true;
 }
 
+bool counts_as_cpu(const sampled_thread& thread) {
+  return thread.activity == thread_activity::runs && thread.role == wait_role::none;
+}
+
 bool counts_as_sync_wait(const sampled_thread& thread) {
+  if (thread.role == wait_role::waiting) return true;
   return (thread.activity == thread_activity::blocks ||
           thread.activity == thread_activity::waits) &&
-         !waits_for_own_work(thread.waits_on);
+         thread.role != wait_role::idle && !waits_for_own_work(thread.waits_on);
+}
+
+bool counts_as_io(const sampled_thread& thread) {
+  return thread.activity == thread_activity::ios && thread.role == wait_role::none;
+}
+
+bool counts_as_idle(const sampled_thread& thread) {
+  if (thread.role == wait_role::idle) return true;
+  return (thread.activity == thread_activity::blocks ||
+          thread.activity == thread_activity::waits) &&
+         thread.role == wait_role::none && waits_for_own_work(thread.waits_on);
 }
 
 double thread_amount(pc_metric metric, const sampled_thread& thread, double covered, bool at_code) {
   switch (metric) {
     case pc_metric::cpu:
-      return thread.activity == thread_activity::runs ? covered : 0;
+      return counts_as_cpu(thread) ? covered : 0;
     case pc_metric::sync_wait:
       return counts_as_sync_wait(thread) ? covered : 0;
     case pc_metric::io_wait:
-      return thread.activity == thread_activity::ios ? covered : 0;
+      return counts_as_io(thread) ? covered : 0;
     case pc_metric::io_ops:
       return at_code ? thread.stack_io_ops : thread.io_ops;
     case pc_metric::io_bytes:

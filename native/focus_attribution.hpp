@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "native/runtime_waits.hpp"
 #include "native/stack_sampler.hpp"
 #include "native/sync_object.hpp"
 #include "native/thread_states.hpp"
@@ -94,11 +95,19 @@ struct sampled_thread {
   int tid = 0;
   std::string name;
   thread_activity activity = thread_activity::other;
+  // What the runtime rules say of its stack (runtime_waits.hpp): idle (waiting for work),
+  // waiting (for another thread, also on the CPU), or none; and whether what it waits on is a
+  // known serialiser (CPython's GIL).
+  wait_role role = wait_role::none;
+  bool serializer = false;
   // The distinct (module, function) parts on its stack, innermost first.
   std::vector<std::pair<std::string, std::string>> functions;
-  sync_object waits_on;             // kind "" unless it BLOCKS or WAITS
+  sync_object waits_on;             // kind "" unless it BLOCKS, WAITS or a runtime waits
   std::string file;                 // the /File resource of its I/O call, "" if not known
   bool in_io_call = false;          // seen in an I/O call (seen_in_io_call)
+  // In an I/O call that is no data I/O (data_io.hpp: a pseudo-file, start-up discovery): not
+  // IOS, not in an I/O call, and its I/O counts are dropped rather than charged elsewhere.
+  bool pseudo_io = false;
   double io_ops = 0, io_bytes = 0;  // since its previous sample (set by the caller)
   // What a focus naming a /Code resource gets: when in_io_call, the thread's counts not
   // charged to a stack yet (carried from samples not in I/O), else 0 (set by the caller).
@@ -110,9 +119,11 @@ struct sampled_thread {
 bool seen_in_io_call(thread_activity activity, const std::vector<stack_frame>& frames,
                      const io_predicate& is_io);
 
-// Describes a sampled thread: its functions and, when it BLOCKS or WAITS, the object
-// (`syscall`: its /proc/PID/task/TID/syscall read with its state); in_io_call from IOS only
-// (the caller with the code classes uses seen_in_io_call).
+// Describes a sampled thread: its functions, what the runtime rules say of its stack, and,
+// when it BLOCKS or WAITS or a runtime rule says it waits, the object (`syscall`: its
+// /proc/PID/task/TID/syscall read with its state; a runtime's kind and object where the rule
+// names them); in_io_call from IOS only (the caller with the code classes uses
+// seen_in_io_call).
 // `namer`, when given, names the object consistently across samples (sync_object.hpp).
 sampled_thread describe_thread(const thread_stack& thread, thread_activity activity,
                                const thread_syscall& syscall, sync_object_namer* namer = nullptr);
@@ -120,9 +131,17 @@ sampled_thread describe_thread(const thread_stack& thread, thread_activity activ
 bool focus_matches(const pc_focus& focus, const sampled_process& process,
                    const sampled_thread& thread);
 
-// Whether a sampled thread's time counts as sync_wait: it BLOCKS or WAITS, but not for work
-// the program itself started (waits_for_own_work: a join, a child, a signal).
+// How a sampled thread's time counts (docs/NATIVE.md §8):
+// - cpu: it RUNS its own code (not a runtime's spin or idle loop);
+// - sync_wait: a runtime rule says it waits (spinning too), or it BLOCKS or WAITS, but not
+//   for work (a runtime's idle wait) nor for work the program itself started
+//   (waits_for_own_work: a join, a child, a signal);
+// - io_wait: it is in I/O (IOS) outside a runtime's idle wait (an event loop's epoll);
+// - idle: waiting for work (a runtime rule, or a wait for its own work).
+bool counts_as_cpu(const sampled_thread& thread);
 bool counts_as_sync_wait(const sampled_thread& thread);
+bool counts_as_io(const sampled_thread& thread);
+bool counts_as_idle(const sampled_thread& thread);
 
 // What one thread adds to `metric` at a sample that covers `covered` seconds, at a focus
 // that names a /Code resource (`at_code`) or not.

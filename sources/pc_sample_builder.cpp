@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "native/data_io.hpp"
 #include "native/pc_resources.hpp"
 
 namespace perfdm {
@@ -78,6 +79,11 @@ void pc_sample_builder::apply_io(std::vector<native::sampled_thread>& threads,
                    delta(now->second.wchar, before->second.wchar);
     }
     seen[t.tid] = now->second;
+    if (t.pseudo_io) {  // no data I/O: its counts are nobody's
+      t.io_ops = t.io_bytes = 0;
+      uncharged[t.tid] = uncharged_io_[t.tid];
+      continue;
+    }
     // Only a stack seen in I/O did the I/O: the counts wait for the thread's next one.
     auto carried = uncharged_io_[t.tid];
     carried.ops += t.io_ops;
@@ -147,6 +153,15 @@ std::vector<std::string> pc_sample_builder::on_stack_sample(const native::stack_
     if (t.in_io_call)
       if (auto fd = native::io_call_descriptor(syscall))
         t.file = native::file_resource(native::read_descriptor_target(snapshot.pid, *fd));
+    // Reading /proc or hwloc's topology is not the program waiting for data: on the CPU it
+    // runs (the kernel writes the text), asleep it is neither.
+    if (t.in_io_call && (native::pseudo_file(t.file) || native::startup_discovery(th.frames))) {
+      t.pseudo_io = true;
+      t.in_io_call = false;
+      if (t.activity == native::thread_activity::ios)
+        t.activity =
+            th.state == 'R' ? native::thread_activity::runs : native::thread_activity::other;
+    }
     if (read_io)
       if (auto counters = native::read_thread_io(snapshot.pid, th.tid)) io[th.tid] = *counters;
   }

@@ -1,14 +1,12 @@
 // The Performance Consultant's metrics from synthetic stack samples, without actors or
 // processes: resource names, focus matching, inclusive attribution, the object a blocked
 // thread waits on, the sampled call graph, and the sampler that turns samples into DM samples.
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <regex>
 
-#include "sources/callgraph_report.hpp"
-#include "sources/pc_sample_builder.hpp"
 #include "messages/callgraph_messages.hpp"
 #include "messages/xml_codec.hpp"
 #include "native/call_graph.hpp"
@@ -16,18 +14,19 @@
 #include "native/pc_resources.hpp"
 #include "native/sync_object.hpp"
 #include "native/thread_proc_files.hpp"
+#include "sources/callgraph_report.hpp"
+#include "sources/pc_sample_builder.hpp"
+#include "tests/sampled_stacks.hpp"
 
 using namespace perfdm;
 using namespace perfdm::native;
+using sampled_stacks::frame;
+using sampled_stacks::futex_on;
 
 namespace {
 
 const char* const app = "/opt/app/pc_cpu";
 const char* const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
-
-stack_frame frame(const char* module, const char* function, int line = 0) {
-  return stack_frame{0x1000, module, function, line ? "app.cpp" : "", line};
-}
 
 // main → run → parse → tokenize, innermost first, below glibc's start-up code.
 std::vector<stack_frame> tokenize_stack() {
@@ -54,14 +53,6 @@ std::vector<stack_frame> sleep_stack() {
   return {frame(libc, "__GI___clock_nanosleep"), frame(libc, "__GI___nanosleep"),
           frame(app, "(anonymous namespace)::idle_housekeeping()", 58), frame(libc, "start_thread"),
           frame(libc, "clone3")};
-}
-
-thread_syscall futex_on(std::uint64_t address) {
-  thread_syscall s;
-  s.valid = true;
-  s.number = futex_syscall_number();
-  s.args[0] = address;
-  return s;
 }
 
 const sampled_process process{"h", "pc_cpu", 100};
