@@ -22,6 +22,7 @@
 #include "sources/proc_sample_builder.hpp"
 #include "window/sample_window.hpp"
 #include "proc/process_facts.hpp"
+#include "window/window_evidence.hpp"
 
 namespace perfdm {
 
@@ -330,12 +331,10 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         a.pid = s.info.pid;
         // With the pid, the process (another host may share it): its host as its resources name it.
         a.host = s.pc->process().host;
-        for (auto& f : q.foci) {
-          auto c = s.window->count(native::parse_pc_focus(f), q.since);
-          a.counts.push_back(evidence_counts{s.info.pid, c.ticks, c.runs, c.syncs, c.ios,
-                                             c.runs_most, c.syncs_most, c.ios_most, c.io_ops,
-                                             c.io_bytes, c.first, c.last, a.host});
-        }
+        std::vector<native::pc_focus> foci;
+        for (auto& f : q.foci) foci.push_back(native::parse_pc_focus(f));
+        for (auto& c : s.window->counts(foci, q.since))
+          a.counts.push_back(window::evidence_counts_of(c, s.info.pid, a.host));
         auto st = s.window->stats();
         a.held_ticks = st.ticks;
         a.evicted_ticks = st.evicted_ticks;

@@ -17,8 +17,8 @@
 #include "messages/native_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "native/pc_resources.hpp"
-#include "pc/findings.hpp"
 #include "pc/search_engine.hpp"
+#include "pc/search_wire.hpp"
 
 namespace perfdm {
 
@@ -175,32 +175,11 @@ class search_actor : public caf::event_based_actor {
     return s;
   }
 
-  shg_node_info node_info(const search_slot& s, const pc::shg_node& n) const {
-    shg_node_info i;
-    i.search = s.id;
-    i.id = n.id;
-    if (auto p = n.parent()) {
-      i.has_parent = true;
-      i.parent = *p;
-    }
-    i.hypothesis = pc::info(n.hyp).name;
-    i.code = n.focus[pc::hierarchy::code];
-    i.machine = n.focus[pc::hierarchy::machine];
-    i.syncobject = n.focus[pc::hierarchy::syncobject];
-    i.file = n.focus[pc::hierarchy::file];
-    i.state = pc::state_name(n.state);
-    i.active = n.active;
-    i.value = n.value;
-    i.threshold = n.threshold;
-    i.since = n.since ? *n.since : -1;
-    return i;
-  }
-
   shg_reply on_shg(const shg_request& x) const {
     shg_reply r;
     for (auto& s : slots_) {
       if (x.has_search && s.id != x.search) continue;
-      for (auto& n : s.engine->graph().nodes()) r.nodes.push_back(node_info(s, n));
+      for (auto& n : s.engine->graph().nodes()) r.nodes.push_back(pc::node_info(s.id, n));
     }
     return r;
   }
@@ -211,27 +190,8 @@ class search_actor : public caf::event_based_actor {
     findings_reply r;
     for (auto& s : slots_) {
       if (x.has_search && s.id != x.search) continue;
-      std::uint64_t rank = 0;
-      for (auto& f : pc::findings(pc::views_of(s.engine->graph()))) {
-        finding_info i;
-        i.rank = ++rank;
-        i.search = s.id;
-        i.node = f.node.id;
-        i.hypothesis = f.node.hypothesis;
-        i.code = f.node.code;
-        i.machine = f.node.machine;
-        i.syncobject = f.node.syncobject;
-        // FILE only when the finding names a file (the root is no answer).
-        i.file = f.node.file == pc::hierarchy_root(pc::hierarchy::file) ? "" : f.node.file;
-        i.value = f.node.value;
-        i.threshold = f.node.threshold;
-        i.since = f.node.since;
-        i.pid = f.pid;
-        i.tid = f.tid;
-        i.function = f.function;
-        i.text = f.text;
-        r.findings.push_back(std::move(i));
-      }
+      auto found = pc::finding_infos(s.id, s.engine->graph());
+      r.findings.insert(r.findings.end(), found.begin(), found.end());
     }
     return r;
   }
@@ -241,7 +201,7 @@ class search_actor : public caf::event_based_actor {
   // Every node change goes to every open stream (SHGNODE), in the order it happened.
   void publish(search_slot& s) {
     for (auto id : s.engine->take_changes())
-      send(dm_, shg_broadcast{node_info(s, s.engine->graph().at(id))});
+      send(dm_, shg_broadcast{pc::node_info(s.id, s.engine->graph().at(id))});
   }
 
   void disable(search_slot& s, const std::vector<pc::disable_order>& orders) {
@@ -321,14 +281,12 @@ class search_actor : public caf::event_based_actor {
     for (auto& v : x.values) {
       auto i = input_of_.find({v.mi.id, static_cast<int>(v.phase)});
       if (i == input_of_.end()) continue;
-      double width = v.phase == phase_type::global ? global_width_ : current_width_;
-      if (width <= 0) width = 0.2;  // B1's base width until the histogram said otherwise
-      double origin = v.phase == phase_type::global ? 0 : phase_start_;
-      double begin = origin + v.bucket * width;
-      double end = begin + width;
-      latest_time_ = std::max(latest_time_, end);
+      auto span = pc::span_of_bucket(v.bucket,
+                                     v.phase == phase_type::global ? global_width_ : current_width_,
+                                     v.phase == phase_type::global ? 0 : phase_start_);
+      latest_time_ = std::max(latest_time_, span.end);
       auto& ref = i->second;
-      slots_[ref.search].engine->data(ref.node, ref.input, begin, end, v.value);
+      slots_[ref.search].engine->data(ref.node, ref.input, span.begin, span.end, v.value);
       touched[ref.search] = true;
     }
     for (auto& [search, yes] : touched) slots_[search].engine->evaluate(latest_time_);
@@ -363,18 +321,6 @@ class search_actor : public caf::event_based_actor {
   }
 
   // ------------------------------------------------------------------ evidence (issue 24)
-
-  static pc::process_evidence evidence_of(const evidence_counts& c) {
-    pc::process_evidence e;
-    e.ticks = c.ticks;
-    e.hits = {c.runs, c.syncs, c.ios};
-    e.most = {c.runs_most, c.syncs_most, c.ios_most};
-    e.io_ops = c.io_ops;
-    e.io_bytes = c.io_bytes;
-    e.first = c.first;
-    e.last = c.last;
-    return e;
-  }
 
   // One round of evidence: the call graph's new edges and each search's note (by slot).
   struct evidence_round {
@@ -444,9 +390,7 @@ class search_actor : public caf::event_based_actor {
               if (!a.processes.empty()) {
                 evidence_note note{search, latest_time_, 0, {}, {}};
                 for (std::size_t i = 0; i < foci.size(); ++i) {
-                  evidence_focus ef{foci[i][pc::hierarchy::code], foci[i][pc::hierarchy::machine],
-                                    foci[i][pc::hierarchy::syncobject],
-                                    foci[i][pc::hierarchy::file], {}};
+                  auto ef = pc::evidence_at(foci[i]);
                   // A process with no sample at the focus (outside its /Machine part) counts
                   // for nothing (pc/evidence.hpp): left out, so that a focus on one process
                   // of 64 records one entry, not 64.
@@ -505,16 +449,7 @@ class search_actor : public caf::event_based_actor {
     evicted_ = std::max(evicted_, x.evicted);
     if (x.search < slots_.size() && !x.foci.empty()) {
       auto& s = slots_[x.search];
-      std::map<pc::focus, std::vector<pc::process_evidence>> by_focus;
-      for (auto& f : x.foci) {
-        pc::focus key;
-        key[pc::hierarchy::code] = f.code;
-        key[pc::hierarchy::machine] = f.machine;
-        key[pc::hierarchy::syncobject] = f.syncobject;
-        key[pc::hierarchy::file] = f.file;
-        auto& v = by_focus[key];
-        for (auto& p : f.processes) v.push_back(evidence_of(p));
-      }
+      auto by_focus = pc::evidence_by_focus(x);
       bool fresh = false;
       auto before = s.engine->graph().size();
       for (auto id : s.engine->wanting_evidence()) {

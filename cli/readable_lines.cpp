@@ -61,6 +61,14 @@ std::string values(const std::vector<data_value>& xs) {
 
 }  // namespace
 
+std::string error_sentence(const session_line& line) {
+  if (!line.message.match_elements<caf::error>()) return line.xml;
+  auto reason = dm_error_reason(line.message.get_as<caf::error>(0));
+  return reason.empty()
+             ? std::string(error_code_name(dm_error_code(line.message.get_as<caf::error>(0))))
+             : reason;
+}
+
 std::string readable(const session_line& line) {
   auto& m = line.message;
   if (line.kind == session_line::error) {

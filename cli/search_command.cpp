@@ -16,7 +16,7 @@
 #include <set>
 #include <thread>
 
-#include "proc/program_launcher.hpp"
+#include "cli/readable_lines.hpp"
 #include "cli/search_report.hpp"
 #include "cli/shg_print.hpp"
 #include "cli/xml_session.hpp"
@@ -28,7 +28,9 @@
 #include "messages/xml_codec.hpp"
 #include "native/pc_resources.hpp"
 #include "pc/machine_name.hpp"
+#include "pc/search_wire.hpp"
 #include "proc/process_facts.hpp"
+#include "proc/program_launcher.hpp"
 
 namespace perfdm {
 
@@ -282,7 +284,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   bool refused = false;
   auto handle = [&](const session_line& l) {
     if (l.kind == session_line::error) {
-      err << "perfdm search: " << l.xml << '\n';
+      err << "perfdm search: " << error_sentence(l) << '\n';
       refused = true;
       return;
     }
@@ -363,7 +365,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
       found = l.message.get_as<findings_reply>(0);
   });
   std::vector<pc::node_view> views;
-  for (auto& n : graph.nodes) views.push_back(node_view_of(n));
+  for (auto& n : graph.nodes) views.push_back(pc::view_of(n));
   auto open = pc::inconclusive_nodes(views, o.json                   ? views.size()
                                             : found.findings.empty() ? 10
                                                                      : 5);
@@ -376,7 +378,8 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   auto remote = o.publish.address.empty() ? std::vector<pc::searched_process>{}
                                           : daemons_processes(s, watched, own_host);
   processes_searched.insert(processes_searched.end(), remote.begin(), remote.end());
-  auto folded = pc::fold_findings(pc_findings(found.findings, views), processes_searched, views);
+  auto folded =
+      pc::fold_findings(pc::findings_of(found.findings, views), processes_searched, views);
 
   std::string how;  // how the search ended, for people
   if (program) {
@@ -391,31 +394,30 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   } else {
     how = std::string(interrupted ? "interrupted" : "searched") + " for " + seconds_text(searched);
   }
+  auto idle = pc::idle_threads(views);
+  if (!pc::idle_text(idle).empty()) how += "; " + pc::idle_text(idle);
   if (o.json) {
-    std::string program_json;
+    report_json r;
     if (program)
-      program_json = "\"program\":{\"pid\":" + std::to_string(program->pid()) +
-                     ",\"exit_code\":" + std::to_string(launched_program::exit_code(*exit_status)) +
-                     ",\"ended_by\":" +
-                     shg_json_string(!ended_by_us  ? "exit"
-                                     : interrupted ? "interrupt"
-                                                   : "seconds") +
-                     ",\"status\":" + shg_json_string(launched_program::describe(*exit_status)) +
-                     "},";
-    std::string processes;
-    for (auto& p : watched)
-      processes += std::string(processes.empty() ? "" : ",") + "{\"pid\":" + std::to_string(p.pid) +
-                   ",\"name\":" + shg_json_string(p.name) + "}";
+      r["program"] = {{"pid", program->pid()},
+                      {"exit_code", launched_program::exit_code(*exit_status)},
+                      {"ended_by", !ended_by_us  ? "exit"
+                                   : interrupted ? "interrupt"
+                                                 : "seconds"},
+                      {"status", launched_program::describe(*exit_status)}};
+    auto processes = report_json::array();
+    for (auto& p : watched) processes.push_back({{"pid", p.pid}, {"name", p.name}});
     for (auto& p : remote)  // a daemon's: named by its /Machine resource
-      processes += std::string(processes.empty() ? "" : ",") + "{\"pid\":" + std::to_string(p.pid) +
-                   ",\"machine\":" + shg_json_string(p.machine) + "}";
-    auto nodes = shg_json(graph.nodes);  // {"nodes":[…]}
-    *report << "{" << program_json << "\"processes\":[" << processes
-            << "],\"seconds\":" << shg_json_number(searched)
-            << ",\"started\":" << shg_json_number(search_started)
-            << ",\"findings\":" << findings_json(found.findings)
-            << ",\"folded\":" << folded_json(folded)
-            << ",\"inconclusive\":" << inconclusive_json(open) << "," << nodes.substr(1) << '\n';
+      processes.push_back({{"pid", p.pid}, {"machine", p.machine}});
+    r["processes"] = std::move(processes);
+    r["seconds"] = report_number(searched);
+    r["started"] = report_number(search_started);
+    r["findings"] = findings_json(found.findings);
+    r["folded"] = folded_json(folded);
+    r["inconclusive"] = inconclusive_json(open);
+    r["nodes"] = shg_json(graph.nodes)["nodes"];
+    r["idle_threads"] = report_number(idle);
+    *report << report_dump(r) << '\n';
   } else {
     *report << "(" << how << ")\n" << folded_findings_text(folded, open);
     if (o.shg) *report << "search history graph:\n" << shg_tree(graph.nodes);

@@ -8,13 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/report_json.hpp"
 #include "messages/search_messages.hpp"
 #include "pc/finding_folding.hpp"
 #include "pc/findings.hpp"
 
 namespace perfdm {
-
-pc::node_view node_view_of(const shg_node_info& n);
 
 // The nodes of one search as SHGNODE events tell them; announces each finding once, when it
 // has settled (pc::settled_findings) and was already true at the previous look, so that its
@@ -32,11 +31,11 @@ class finding_watch {
   std::set<std::uint64_t> announced_;
 };
 
-// {"hypothesis":…,"focus":{"code":…,"machine":…,"syncobject":…,"file":…},"value":…,
-// "threshold":…,"since":…,"pid":…,"tid":…,"function":…,"text":…}, ranked.
-std::string findings_json(const std::vector<finding_info>& findings);
+// [{"rank":…,"hypothesis":…,"focus":{"code":…,"machine":…,"syncobject":…,"file":…},"value":…,
+// "threshold":…,"since":…,"pid":…,"tid":…,"function":…,"text":…,"score":…}], ranked.
+report_json findings_json(const std::vector<finding_info>& findings);
 // Open nodes: the same with "low", "high", "samples" (null when unknown), no "since".
-std::string inconclusive_json(const std::vector<pc::finding>& open);
+report_json inconclusive_json(const std::vector<pc::finding>& open);
 
 // The ranked list of the text report shows this many findings, then "… and K more findings":
 // an I/O pattern (TooManySmallIOOps) is true at every I/O call on its stacks and would bury
@@ -47,11 +46,6 @@ inline constexpr std::size_t findings_in_list = 8;
 // (folded_findings_text reads the same there; tests/pc_finding_folding_test.cpp holds it).
 std::string findings_text(const std::vector<finding_info>& findings,
                           const std::vector<pc::finding>& open);
-
-// FINDINGS' findings as the PC's own (function and caller from the search history graph
-// `nodes`, text as FINDINGS wrote it), in their rank: what pc::fold_findings folds.
-std::vector<pc::finding> pc_findings(const std::vector<finding_info>& findings,
-                                     const std::vector<pc::node_view>& nodes);
 
 // The folded findings, ranked (pc/finding_folding.hpp): each "N. text", then each outlier on
 // a line of its own ("     process job{42}: …", at most pc::outliers_in_line, then "… and K
@@ -65,6 +59,6 @@ std::string folded_findings_text(const std::vector<pc::folded_finding>& folded,
 // ("/SyncObject/Mutex" where their objects differ); "text" the one-line form, outliers
 // included where shown (pc::outliers_shown); "outliers" lists every one; "hosts" holds each
 // process's host as "pids" its pid (two hosts may run the same pid), null where not known.
-std::string folded_json(const std::vector<pc::folded_finding>& folded);
+report_json folded_json(const std::vector<pc::folded_finding>& folded);
 
 }  // namespace perfdm

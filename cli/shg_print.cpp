@@ -6,8 +6,6 @@
 #include <map>
 #include <set>
 
-#include "messages/xml_codec.hpp"
-
 namespace perfdm {
 
 namespace {
@@ -20,28 +18,6 @@ int state_rank(const std::string& s) {
 }
 
 }  // namespace
-
-std::string shg_json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-std::string shg_json_number(double x) {
-  auto s = format_number(x);
-  return s == "nan" || s == "inf" || s == "-inf" ? "null" : s;
-}
 
 std::string shg_focus_text(const shg_node_info& n) {
   // The /File part only when it names a file (shg_focus_text, pc::focus::text).
@@ -92,24 +68,27 @@ std::string shg_tree(const std::vector<shg_node_info>& nodes) {
   return out;
 }
 
-std::string shg_json(const std::vector<shg_node_info>& nodes) {
-  std::string out = "{\"nodes\":[";
-  bool first = true;
+report_json shg_json(const std::vector<shg_node_info>& nodes) {
+  auto list = report_json::array();
   for (auto& n : nodes) {
-    if (!first) out += ',';
-    first = false;
-    out += "{\"id\":" + std::to_string(n.id) +
-           ",\"parent\":" + (n.has_parent ? std::to_string(n.parent) : "null") +
-           ",\"hypothesis\":" + shg_json_string(n.hypothesis) +
-           ",\"focus\":{\"code\":" + shg_json_string(n.code) +
-           ",\"machine\":" + shg_json_string(n.machine) +
-           ",\"syncobject\":" + shg_json_string(n.syncobject) +
-           ",\"file\":" + shg_json_string(n.file.empty() ? "/File" : n.file) + "}" +
-           ",\"state\":" + shg_json_string(n.state) + ",\"value\":" + shg_json_number(n.value) +
-           ",\"threshold\":" + shg_json_number(n.threshold) +
-           ",\"since\":" + (n.since >= 0 ? shg_json_number(n.since) : "null") + "}";
+    report_json focus = {{"code", n.code},
+                         {"machine", n.machine},
+                         {"syncobject", n.syncobject},
+                         {"file", n.file.empty() ? "/File" : n.file}};
+    list.push_back({{"id", n.id},
+                    {"parent", n.has_parent ? report_json(n.parent) : report_json(nullptr)},
+                    {"hypothesis", n.hypothesis},
+                    {"focus", std::move(focus)},
+                    {"state", n.state},
+                    {"value", report_number(n.value)},
+                    {"threshold", report_number(n.threshold)},
+                    {"since", n.since >= 0 ? report_number(n.since) : report_json(nullptr)},
+                    {"score", report_number(n.score)},
+                    {"threads", report_number(n.threads)},
+                    {"blamed", report_number(n.blamed)},
+                    {"idle", report_number(n.idle)}});
   }
-  return out + "]}";
+  return {{"nodes", std::move(list)}};
 }
 
 std::string shg_conclusion_line(const std::string& before, const shg_node_info& now) {

@@ -6,13 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/report_json.hpp"
 #include "messages/search_messages.hpp"
 
 namespace perfdm {
-
-// A JSON string literal; a number (null for nan and inf).
-std::string shg_json_string(const std::string& s);
-std::string shg_json_number(double x);
 
 // "<CODE, MACHINE, SYNCOBJECT>", with ", FILE" before the ">" when FILE is not the root.
 std::string shg_focus_text(const shg_node_info& n);
@@ -22,9 +19,10 @@ std::string shg_focus_text(const shg_node_info& n);
 std::string shg_tree(const std::vector<shg_node_info>& nodes);
 
 // {"nodes":[{"id":0,"parent":null,"hypothesis":…,"focus":{"code":…,"machine":…,
-// "syncobject":…,"file":…},"state":…,"value":…,"threshold":…,"since":…},…]} (since null when the
-// node was never true).
-std::string shg_json(const std::vector<shg_node_info>& nodes);
+// "syncobject":…,"file":…},"state":…,"value":…,"threshold":…,"since":…,"score":…,"threads":…,
+// "blamed":…,"idle":…},…]} (since null when the node was never true; score and threads null
+// where the search does not know them).
+report_json shg_json(const std::vector<shg_node_info>& nodes);
 
 // "CPUbound tested true for <…>" ("tested false", "became false" after true, "became true"
 // after false); "" when `before` → `now` is no conclusion.

@@ -11,11 +11,12 @@
 #include <memory>
 #include <optional>
 
-#include "proc/program_launcher.hpp"
+#include "cli/readable_lines.hpp"
 #include "cli/top_terminal.hpp"
 #include "cli/xml_session.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/search_messages.hpp"
+#include "proc/program_launcher.hpp"
 #include "top/top_view.hpp"
 
 namespace perfdm {
@@ -92,7 +93,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
   bool refused = false;
   auto check = [&](const session_line& l) {
     if (l.kind == session_line::error) {
-      err << "perfdm top: " << l.xml << '\n';
+      err << "perfdm top: " << error_sentence(l) << '\n';
       refused = true;
     }
   };

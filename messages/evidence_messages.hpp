@@ -6,6 +6,7 @@
 // carries the sampled call graph's new calls, along which /Code is refined.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,12 +23,21 @@ struct evidence_counts {
   std::uint32_t runs_most = 0, syncs_most = 0, ios_most = 0;  // most at one sample
   double io_ops = 0, io_bytes = 0;
   double first = 0, last = 0;  // seconds: the first and last stack sample counted
+  // Normalised and weighed (window/sample_window.hpp focus_counts): per state the sums of the
+  // shares of the active threads and of the busy threads; NaN where not given (an EVIDENCE
+  // of one thread at a time: the shares are the counts).
+  double runs_share = std::nan(""), syncs_share = std::nan(""), ios_share = std::nan("");
+  double runs_saving = std::nan(""), syncs_saving = std::nan(""), ios_saving = std::nan("");
+  double runs_blamed = 0, ios_blamed = 0;  // caused waits shared among the busy, at the focus
+  double idle = 0;                         // idle threads, summed over the stack samples
   // The process's host (its /Machine host part), "" for the engine's own: a process is its
   // host and pid together, as two hosts may run the same pid (EVIDENCE's HOST).
   std::string host;
 };
-PERFDM_INSPECT(evidence_counts, x.pid, x.ticks, x.runs, x.syncs, x.ios, x.runs_most,
-               x.syncs_most, x.ios_most, x.io_ops, x.io_bytes, x.first, x.last, x.host)
+PERFDM_INSPECT(evidence_counts, x.pid, x.ticks, x.runs, x.syncs, x.ios, x.runs_most, x.syncs_most,
+               x.ios_most, x.io_ops, x.io_bytes, x.first, x.last, x.runs_share, x.syncs_share,
+               x.ios_share, x.runs_saving, x.syncs_saving, x.ios_saving, x.runs_blamed,
+               x.ios_blamed, x.idle, x.host)
 
 // WINDOW (internal: search actor -> data manager -> registry -> every native source).
 struct window_query {

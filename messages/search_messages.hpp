@@ -4,6 +4,7 @@
 // an SHGNODE event.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -59,9 +60,16 @@ struct shg_node_info {
   double value = 0;
   double threshold = 0;
   double since = -1;  // seconds after the search started it became true; -1: never
+  // From the evidence (pc/search_graph.hpp shg_node): SCORE, THREADS (NaN: not known),
+  // BLAMED, IDLE.
+  double score = std::nan("");
+  double threads = std::nan("");
+  double blamed = 0;
+  double idle = 0;
 };
 PERFDM_INSPECT(shg_node_info, x.search, x.id, x.has_parent, x.parent, x.hypothesis, x.code,
-               x.machine, x.syncobject, x.file, x.state, x.active, x.value, x.threshold, x.since)
+               x.machine, x.syncobject, x.file, x.state, x.active, x.value, x.threshold, x.since,
+               x.score, x.threads, x.blamed, x.idle)
 
 struct shg_reply {
   std::vector<shg_node_info> nodes;
@@ -87,14 +95,15 @@ struct finding_info {
   double value = 0;
   double threshold = 0;
   double since = -1;
+  double score = std::nan("");  // what a fix would save (pc/findings.hpp), NaN: not known
   std::int32_t pid = 0;
   std::int32_t tid = 0;
   std::string function;  // "lzma_code (liblzma.so.5)"
   std::string text;      // the line perfdm search prints
 };
 PERFDM_INSPECT(finding_info, x.rank, x.search, x.node, x.hypothesis, x.code, x.machine,
-               x.syncobject, x.file, x.value, x.threshold, x.since, x.pid, x.tid, x.function,
-               x.text)
+               x.syncobject, x.file, x.value, x.threshold, x.since, x.score, x.pid, x.tid,
+               x.function, x.text)
 
 struct findings_reply {
   std::vector<finding_info> findings;

@@ -1,5 +1,7 @@
 #include "messages/xml_evidence.hpp"
 
+#include <cmath>
+
 #include "messages/xml_element.hpp"
 
 namespace perfdm::xml {
@@ -21,8 +23,11 @@ std::uint32_t small(const attributes& a, const char* name) {
 
 evidence_counts parse_counts(const xml_node* p) {
   expect_leaf(p);
-  attributes a(p, {"PID", "HOST", "N", "RUNS", "RUNS_MOST", "SYNCS", "SYNCS_MOST", "IOS",
-                   "IOS_MOST", "OPS", "BYTES", "FIRST", "LAST"});
+  attributes a(
+      p, {"PID",        "HOST",        "N",           "RUNS",      "RUNS_MOST",   "SYNCS",
+          "SYNCS_MOST", "IOS",         "IOS_MOST",    "OPS",       "BYTES",       "FIRST",
+          "LAST",       "RUNS_SHARE",  "SYNCS_SHARE", "IOS_SHARE", "RUNS_SAVING", "SYNCS_SAVING",
+          "IOS_SAVING", "RUNS_BLAMED", "IOS_BLAMED",  "IDLE"});
   evidence_counts c;
   c.host = std::string(a.text_or("HOST", ""));
   c.pid = static_cast<std::int32_t>(small(a, "PID"));
@@ -37,6 +42,19 @@ evidence_counts parse_counts(const xml_node* p) {
   c.io_bytes = a.number("BYTES");
   c.first = a.number("FIRST");
   c.last = a.number("LAST");
+  // Absent: not given (the shares), none (blame, idle threads).
+  auto optional = [&](const char* name, double& x) {
+    if (a.find(name)) x = a.number(name);
+  };
+  optional("RUNS_SHARE", c.runs_share);
+  optional("SYNCS_SHARE", c.syncs_share);
+  optional("IOS_SHARE", c.ios_share);
+  optional("RUNS_SAVING", c.runs_saving);
+  optional("SYNCS_SAVING", c.syncs_saving);
+  optional("IOS_SAVING", c.ios_saving);
+  optional("RUNS_BLAMED", c.runs_blamed);
+  optional("IOS_BLAMED", c.ios_blamed);
+  optional("IDLE", c.idle);
   return c;
 }
 
@@ -87,18 +105,31 @@ std::string evidence_argument(const evidence_note& x) {
       p.count("PID", static_cast<std::uint64_t>(c.pid));
       // Another host's process (a daemon's): its host, as the pid alone may be another's too.
       if (!c.host.empty()) p.text("HOST", c.host);
-      ps += p.count("N", c.ticks)
-                .count("RUNS", c.runs)
-                .count("RUNS_MOST", c.runs_most)
-                .count("SYNCS", c.syncs)
-                .count("SYNCS_MOST", c.syncs_most)
-                .count("IOS", c.ios)
-                .count("IOS_MOST", c.ios_most)
-                .number("OPS", c.io_ops)
-                .number("BYTES", c.io_bytes)
-                .number("FIRST", c.first)
-                .number("LAST", c.last)
-                .leaf();
+      p.count("N", c.ticks)
+          .count("RUNS", c.runs)
+          .count("RUNS_MOST", c.runs_most)
+          .count("SYNCS", c.syncs)
+          .count("SYNCS_MOST", c.syncs_most)
+          .count("IOS", c.ios)
+          .count("IOS_MOST", c.ios_most)
+          .number("OPS", c.io_ops)
+          .number("BYTES", c.io_bytes)
+          .number("FIRST", c.first)
+          .number("LAST", c.last);
+      // The shares where given, blame and idle threads where there are any.
+      auto optional = [&](const char* name, double x, bool given) {
+        if (given) p.number(name, x);
+      };
+      optional("RUNS_SHARE", c.runs_share, !std::isnan(c.runs_share));
+      optional("SYNCS_SHARE", c.syncs_share, !std::isnan(c.syncs_share));
+      optional("IOS_SHARE", c.ios_share, !std::isnan(c.ios_share));
+      optional("RUNS_SAVING", c.runs_saving, !std::isnan(c.runs_saving));
+      optional("SYNCS_SAVING", c.syncs_saving, !std::isnan(c.syncs_saving));
+      optional("IOS_SAVING", c.ios_saving, !std::isnan(c.ios_saving));
+      optional("RUNS_BLAMED", c.runs_blamed, c.runs_blamed != 0);
+      optional("IOS_BLAMED", c.ios_blamed, c.ios_blamed != 0);
+      optional("IDLE", c.idle, c.idle != 0);
+      ps += p.leaf();
     }
     auto at = element("AT");
     at.text("CODE", f.code).text("MACHINE", f.machine).text("SYNCOBJECT", f.syncobject);

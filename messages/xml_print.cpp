@@ -3,8 +3,7 @@
 // One small function per struct builds its element with `element` below, which quotes with
 // single quotes, escapes values and writes numbers via format_number(), so all output shares
 // one canonical form.
-#include "messages/xml_codec.hpp"
-
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,8 +16,9 @@
 #include "messages/process_command_messages.hpp"
 #include "messages/process_messages.hpp"
 #include "messages/search_messages.hpp"
-#include "messages/xml_evidence.hpp"
+#include "messages/xml_codec.hpp"
 #include "messages/xml_element.hpp"
+#include "messages/xml_evidence.hpp"
 #include "messages/xml_print_process_reports.hpp"
 #include "messages/xml_print_topology.hpp"
 #include "messages/xml_text.hpp"
@@ -290,7 +290,7 @@ std::string reply_body(const search_info& x) {
 }
 // The attributes of one SHG node, in the order NODE and SHGNODE print them.
 element& shg_node_attributes(element& e, const shg_node_info& n) {
-  return e.count("SEARCH", n.search)
+  e.count("SEARCH", n.search)
       .count("ID", n.id)
       .text("PARENT", n.has_parent ? std::to_string(n.parent) : std::string())
       .text("HYPOTHESIS", n.hypothesis)
@@ -303,6 +303,12 @@ element& shg_node_attributes(element& e, const shg_node_info& n) {
       .number("VALUE", n.value)
       .number("THRESHOLD", n.threshold)
       .number("SINCE", n.since);
+  // From the evidence, where known (Paradyn's rule on metric instances knows none of them).
+  if (!std::isnan(n.score)) e.number("SCORE", n.score);
+  if (!std::isnan(n.threads)) e.number("THREADS", n.threads);
+  if (n.blamed != 0) e.number("BLAMED", n.blamed);
+  if (n.idle != 0) e.number("IDLE", n.idle);
+  return e;
 }
 std::string reply_body(const shg_reply& x) {
   return element("SHG").wrap(join(x.nodes, "", [](const shg_node_info& n) {
@@ -320,6 +326,7 @@ std::string reply_body(const findings_reply& x) {
     if (!f.syncobject.empty()) e.text("SYNCOBJECT", f.syncobject);
     if (!f.file.empty()) e.text("FILE", f.file);
     e.number("VALUE", f.value).number("THRESHOLD", f.threshold).number("SINCE", f.since);
+    if (!std::isnan(f.score)) e.number("SCORE", f.score);
     e.count("NODE", f.node);
     if (f.pid) e.count("PID", static_cast<std::uint64_t>(f.pid));
     if (f.tid) e.count("TID", static_cast<std::uint64_t>(f.tid));

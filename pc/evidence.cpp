@@ -37,50 +37,80 @@ sampled_state state_of(hypothesis h) {
   }
 }
 
+namespace {
+
+// A rate's value, interval and weights at `z` (Bonferroni over the processes with samples).
+evidence_value rate_value(sampled_state state, const std::vector<process_evidence>& e, double z) {
+  auto st = static_cast<std::size_t>(state);
+  evidence_value v;
+  std::size_t processes = 0;
+  for (auto& p : e) processes += p.ticks > 0 ? 1 : 0;
+  double zp = processes > 1 ? z_two_sided(std::erfc(z / std::sqrt(2.0)) / processes) : z;
+  double divide = std::max<double>(1, processes);
+  for (auto& p : e) {
+    if (p.ticks == 0) continue;
+    double n = static_cast<double>(p.ticks);
+    // Shares of the active threads, each sample's in [0, 1]; without them, the threads
+    // counted over the most at once.
+    bool shared = !std::isnan(p.share[st]);
+    double k = shared ? 1 : std::max<double>(1, p.most[st]);
+    double mu =
+        std::clamp((shared ? p.share[st] : static_cast<double>(p.hits[st])) / (k * n), 0.0, 1.0);
+    auto w = wilson(mu, n, zp);
+    v.value += k * mu / divide;
+    v.ci.low += k * w.low / divide;
+    v.ci.high += k * w.high / divide;
+    v.score += (std::isnan(p.saving[st]) ? k * mu : p.saving[st] / n) / divide;
+    v.threads += static_cast<double>(p.hits[st]) / n / divide;
+    v.blamed += p.blamed[st] / n / divide;
+    v.idle += p.idle / n;
+  }
+  return v;
+}
+
+}  // namespace
+
 evidence_value evaluate_evidence(value_kind kind, sampled_state state,
                                  const std::vector<process_evidence>& e, double z,
                                  const evidence_floor& floor) {
-  auto st = static_cast<std::size_t>(state);
-  evidence_value v;
   double first = 0, last = 0;
   bool any = false;
+  std::uint64_t samples = 0;
   for (auto& p : e) {
     if (p.ticks == 0) continue;
-    v.samples += p.ticks;
+    samples += p.ticks;
     first = any ? std::min(first, p.first) : p.first;
     last = any ? std::max(last, p.last) : p.last;
     any = true;
   }
-  v.span = any ? last - first : 0;
-  v.enough = v.samples >= floor.min_samples && v.span + 1e-9 >= floor.min_span_s;
+  evidence_value v;
   if (kind == value_kind::ratio) {
+    // Counted, not sampled: the mean size is exact; only the floor guards it. It ranks and is
+    // tested under the I/O blocking at its focus.
+    auto io = rate_value(sampled_state::ios, e, z);
     double ops = 0, bytes = 0;
     for (auto& p : e) {
       ops += p.io_ops;
       bytes += p.io_bytes;
     }
-    // Counted, not sampled: the mean size is exact; only the floor guards it.
     v.value = ops > 0 ? bytes / ops : 0;
     v.ci = {v.value, v.value};
     v.no_ops = ops <= 0;
-    v.enough = v.enough && (v.no_ops || ops >= floor.min_io_ops);
-    return v;
+    v.score = io.score;
+    v.threads = io.threads;
+    v.idle = io.idle;
+    v.io_blocking = io.value;
+    v.io_ci = io.ci;
+  } else {
+    v = rate_value(state, e, z);
   }
-  // Bonferroni over the processes that have samples.
-  std::size_t processes = 0;
-  for (auto& p : e) processes += p.ticks > 0 ? 1 : 0;
-  double zp = processes > 1 ? z_two_sided(std::erfc(z / std::sqrt(2.0)) / processes) : z;
-  double divide = 1;
-  if (kind == value_kind::rate_per_process) divide = std::max<double>(1, processes);
-  for (auto& p : e) {
-    if (p.ticks == 0) continue;
-    double k = std::max<double>(1, p.most[st]);
-    double n = static_cast<double>(p.ticks);
-    double mu = static_cast<double>(p.hits[st]) / (k * n);
-    auto w = wilson(mu, n, zp);
-    v.value += k * mu / divide;
-    v.ci.low += k * w.low / divide;
-    v.ci.high += k * w.high / divide;
+  v.samples = samples;
+  v.span = any ? last - first : 0;
+  v.enough = v.samples >= floor.min_samples && v.span + 1e-9 >= floor.min_span_s;
+  if (kind == value_kind::ratio) {
+    double ops = 0;
+    for (auto& p : e) ops += p.io_ops;
+    v.enough = v.enough && (v.no_ops || ops >= floor.min_io_ops);
   }
   return v;
 }
@@ -100,6 +130,10 @@ bool evidence_decision::take(hypothesis h, const std::vector<process_evidence>& 
     last_.samples = preview.samples;
     last_.span = preview.span;
     last_.enough = preview.enough;
+    last_.score = preview.score;
+    last_.threads = preview.threads;
+    last_.blamed = preview.blamed;
+    last_.idle = preview.idle;
     return false;
   }
   ++looks_;
@@ -118,6 +152,14 @@ bool evidence_decision::take(hypothesis h, const std::vector<process_evidence>& 
   } else {
     if (last_.ci.high < down) now = truth::true_;
     if (last_.ci.low > up) now = truth::false_;
+  }
+  // Under I/O blocking only: small operations where the program does not wait for I/O are no
+  // bottleneck (hwloc's reads at start-up, an eventfd's writes).
+  if (kind == value_kind::ratio && rule_.io_threshold > 0 && now == truth::true_) {
+    if (last_.io_ci.high < rule_.io_threshold * (1 - rule_.hysteresis))
+      now = truth::false_;
+    else if (!(last_.io_ci.low > rule_.io_threshold * (1 + rule_.hysteresis)))
+      now = truth::unknown;
   }
   if (now == truth::unknown || now == concluded_) return false;
   concluded_ = now;

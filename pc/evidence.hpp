@@ -3,16 +3,19 @@
 // a confidence interval around it, and a conclusion once the interval lies wholly beyond
 // the threshold ± hysteresis, with the confidence spent over repeated looks.
 //
-// A sample is one stack sample of one process; its observation is how many of the process's
-// threads were in the hypothesis' state at the focus (0..K, K the most seen at once). y/K lies
-// in [0, 1], and a variable in [0, 1] with mean μ has variance at most μ(1 − μ) — a
-// Bernoulli's — so the Wilson score interval for a proportion bounds μ whatever the
-// correlation between threads. Several processes: each its own interval (Bonferroni over the
-// processes), bounds added. Repeated looks: the k-th look at a node spends
-// α·6/(π²k²) (Σ = α), and a node is looked at only when its samples grew by a quarter.
+// A sample is one stack sample of one process; its observation is the share of the process's
+// active threads (those of the focus's /Machine part) that were in the hypothesis' state at the
+// focus (window/sample_window.hpp): in [0, 1], so a variable with mean μ and variance at most
+// μ(1 − μ) — a Bernoulli's — and the Wilson score interval for a proportion bounds μ whatever
+// the correlation between threads. Evidence without shares (one thread at a time) counts the
+// threads instead: y/K, K the most at once, bounded the same way and scaled back. Several
+// processes: each its own interval (Bonferroni over the processes), bounds averaged. Repeated
+// looks: the k-th look at a node spends α·6/(π²k²) (Σ = α), and a node is looked at only when
+// its samples grew by a quarter.
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -37,6 +40,13 @@ struct process_evidence {
   std::array<std::uint64_t, sampled_state_count> hits{};
   double io_ops = 0, io_bytes = 0;  // exact counts at the focus
   double first = 0, last = 0;       // seconds: its first and last stack sample counted
+  // Per state, summed over the samples: the shares of the active threads (the value), of the
+  // busy threads (what a fix would save), and the caused waits shared among the busy threads
+  // (blame). NaN shares: not given (the counts stand for them).
+  std::array<double, sampled_state_count> share{std::nan(""), std::nan(""), std::nan("")};
+  std::array<double, sampled_state_count> saving{std::nan(""), std::nan(""), std::nan("")};
+  std::array<double, sampled_state_count> blamed{};
+  double idle = 0;  // idle threads of the focus's /Machine part, summed over the samples
 };
 
 struct interval {
@@ -61,8 +71,17 @@ struct evidence_floor {
 // evidence (`per_process`: rates are divided by the processes with samples at the focus:
 // a process outside its /Machine part has none, sample_window::count).
 struct evidence_value {
-  double value = 0;
+  double value = 0;  // the mean share per process (≤ 1)
   interval ci;
+  // What a fix at the focus would save of the elapsed time, roughly (the share of the busy
+  // threads, per process; for TooManySmallIOOps the I/O blocking's): how findings rank.
+  double score = 0;
+  double threads = 0;  // threads in the state at the focus, on average per process
+  double blamed = 0;   // threads waiting for the focus's work, on average per process
+  double idle = 0;     // idle threads of the focus's /Machine part, on average, all processes
+  // TooManySmallIOOps: the I/O blocking at the same focus, which it is tested under.
+  double io_blocking = 0;
+  interval io_ci;
   std::uint64_t samples = 0;
   double span = 0;
   bool enough = false;  // the floor is met (and, for a ratio, there are operations)
@@ -78,6 +97,9 @@ struct evidence_rule {
   double hysteresis = 0.05;
   double confidence = 0.99;
   evidence_floor floor;
+  // TooManySmallIOOps (a ratio) is tested only where I/O blocking is true at the same focus
+  // (Paradyn's hierarchy): the I/O threshold it is tested under; 0: none.
+  double io_threshold = 0;
 };
 
 // A node's decision on the evidence: looks at it as evidence comes, concludes when the

@@ -92,7 +92,11 @@ bool dominated(const node_view& f, const std::vector<node_view>& found) {
   return false;
 }
 
+// What a fix at the node's focus would save of the elapsed time (the evidence's share of the
+// busy threads); without the evidence (Paradyn's rule on metric instances), how far the value
+// lies beyond the threshold.
 double score_of(const node_view& n) {
+  if (!std::isnan(n.score)) return n.score;
   if (greater_test(n.hypothesis)) return n.threshold > 0 ? n.value / n.threshold : n.value;
   if (n.value <= 0) return std::numeric_limits<double>::max();
   return n.threshold / n.value;
@@ -294,14 +298,57 @@ bool spans_hosts(const std::vector<node_view>& nodes) {
   return false;
 }
 
+double idle_threads(const std::vector<node_view>& nodes) {
+  double idle = 0;
+  for (auto& n : nodes)
+    if (n.code == "/Code" && n.machine == "/Machine") idle = std::max(idle, n.idle);
+  return idle;
+}
+
+std::string idle_text(double idle) {
+  if (idle < 0.5) return "";
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%.0f thread%s idle, waiting for work", idle,
+                idle < 1.5 ? "" : "s");
+  return buf;
+}
+
 finding finding_of(const node_view& n, const std::vector<node_view>& nodes) {
   return make_finding(n, n.state == "unknown", index_of(nodes), spans_hosts(nodes));
 }
 
+namespace {
+
+// " (2.8 threads waiting on average" where several threads share the state at a focus above a
+// thread: a share of the active threads' time alone would hide how many.
+std::string threads_text(const node_view& n) {
+  machine_name m;
+  if (std::isnan(n.threads) || n.threads < 1.5 ||
+      (parse_machine_name(n.machine, m) && m.depth >= 3))
+    return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " (%.1f threads %s on average)", n.threads,
+                n.hypothesis == "CPUbound"                   ? "running"
+                : n.hypothesis == "ExcessiveSyncWaitingTime" ? "waiting"
+                                                             : "in I/O");
+  return buf;
+}
+
+// The waits its work causes (blame): " — 0.9 threads wait for it".
+std::string blame_text(const node_view& n) {
+  if (n.blamed < 0.1) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " \u2014 %.1f threads wait for it", n.blamed);
+  return buf;
+}
+
+}  // namespace
+
 std::string finding_text(const finding& f) {
   auto& n = f.node;
   std::string out = n.hypothesis + " " + value_text(n.hypothesis, n.value, n.value) +
-                    where_text(f) + machine_text(n.machine, f.host_named);
+                    threads_text(n) + where_text(f) + machine_text(n.machine, f.host_named) +
+                    blame_text(n);
   char buf[64];
   if (f.inconclusive) {
     out += " \u2014 inconclusive: value " + number(n.value) + " against " + number(n.threshold);
@@ -313,27 +360,6 @@ std::string finding_text(const finding& f) {
     out += buf;
   }
   return out;
-}
-
-std::vector<node_view> views_of(const search_graph& g) {
-  std::vector<node_view> views;
-  for (auto& n : g.nodes()) {
-    node_view v;
-    v.id = n.id;
-    for (auto& e : n.parents) v.parents.push_back(e.from);
-    v.hypothesis = info(n.hyp).name;
-    v.code = n.focus[hierarchy::code];
-    v.machine = n.focus[hierarchy::machine];
-    v.syncobject = n.focus[hierarchy::syncobject];
-    v.file = n.focus[hierarchy::file];
-    v.state = state_name(n.state);
-    v.active = n.active;
-    v.value = n.value;
-    v.threshold = n.threshold;
-    v.since = n.since ? *n.since : -1;
-    views.push_back(std::move(v));
-  }
-  return views;
 }
 
 }  // namespace perfdm::pc

@@ -29,14 +29,17 @@ struct node_view {
   double value = 0;
   double threshold = 0;
   double since = -1;  // seconds after the search started it became true; -1: never
+  // From the evidence (pc::shg_node): what a fix would save, the threads in the state on
+  // average (NaN: not known); the threads waiting for its work and the idle ones.
+  double score = std::nan("");
+  double threads = std::nan("");
+  double blamed = 0;
+  double idle = 0;
   // The evidence behind an open node, where the search keeps it (NaN / -1: not known).
   double low = std::nan("");
   double high = std::nan("");
   long long samples = -1;
 };
-
-// Every node of a search history graph as the findings need it.
-std::vector<node_view> views_of(const search_graph& g);
 
 struct finding {
   node_view node;
@@ -91,6 +94,13 @@ std::string machine_text(const std::string& machine, bool name_host = false);
 
 // Whether the nodes' /Machine parts name more than one host (their findings then name hosts).
 bool spans_hosts(const std::vector<node_view>& nodes);
+
+// The threads idle (waiting for work) on average in the programs searched, as the top
+// focus's evidence saw them (0 when none, or not known): what a report says instead of
+// findings about them ("4 idle threads").
+double idle_threads(const std::vector<node_view>& nodes);
+// "4 threads idle, waiting for work", "" below one half.
+std::string idle_text(double idle);
 
 // The finding a node makes (its text, function, caller, pid, tid), as findings() makes it.
 finding finding_of(const node_view& n, const std::vector<node_view>& nodes);

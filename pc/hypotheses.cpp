@@ -31,7 +31,7 @@ const std::array<hypothesis_info, hypothesis_count>& table() {
        "ExcessiveIOBlockingTime",
        std::nullopt,
        {"io_wait"},
-       value_kind::rate,
+       value_kind::rate_per_process,
        true,
        prune_io},
       {hypothesis::too_many_small_io_ops,

@@ -23,10 +23,9 @@ inline constexpr std::size_t hypothesis_count = 4;
 
 // How a node's value is made from its metrics (PC-FACTS.md "Why axis").
 enum class value_kind {
-  // rate of the metric (seconds per second) divided by the processes in the focus
+  // rate of the metric (seconds per second) divided by the processes in the focus; on the
+  // evidence, the share of the active threads' time, per process (≤ 1)
   rate_per_process,
-  // rate of the metric (seconds per second)
-  rate,
   // running sum of the first metric over the running sum of the second
   ratio,
 };
@@ -51,7 +50,7 @@ bool hypothesis_named(const std::string& name, hypothesis& out);
 struct tunables {
   double cpu_threshold = 0.30;      // CPUbound: cpu rate per process
   double sync_threshold = 0.20;     // ExcessiveSyncWaitingTime: sync_wait rate per process
-  double io_threshold = 0.20;       // ExcessiveIOBlockingTime: io_wait rate
+  double io_threshold = 0.20;       // ExcessiveIOBlockingTime: io_wait rate per process
   double small_io_bytes = 4096;     // TooManySmallIOOps: mean bytes per operation below
   double hysteresis = 0.05;         // the threshold moves by this fraction (h 1.05 / 0.95)
   // Paradyn's rule when > 0: seconds of agreeing data before a node concludes. 0 (the

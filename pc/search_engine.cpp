@@ -47,6 +47,7 @@ evidence_rule search_engine::evidence_rule_for(hypothesis h) const {
   r.greater = info(h).greater;
   r.hysteresis = settings_.hysteresis;
   r.confidence = settings_.confidence;
+  if (info(h).kind == value_kind::ratio) r.io_threshold = settings_.io_threshold;
   return r;
 }
 
@@ -218,7 +219,12 @@ void search_engine::evidence(std::uint64_t id, const std::vector<process_evidenc
   auto& n = graph_.at(id);
   if (!n.active) return;
   bool change = e->second.evidence->take(n.hyp, ev);
-  n.value = e->second.evidence->last().value;
+  auto& last = e->second.evidence->last();
+  n.value = last.value;
+  n.score = last.score;
+  n.threads = last.threads;
+  n.blamed = last.blamed;
+  n.idle = last.idle;
   if (n.state == node_state::never) {
     n.state = node_state::unknown;
     changed(id);
@@ -243,8 +249,6 @@ double search_engine::value_of(std::uint64_t id, double end, bool& meaningful) c
       auto processes = static_cast<double>(tree_.processes_under(n.focus[hierarchy::machine]));
       return span > 0 ? s.sum_until(0, end) / span / processes : 0;
     }
-    case value_kind::rate:
-      return span > 0 ? s.sum_until(0, end) / span : 0;
     case value_kind::ratio: {
       double ops = s.sum_until(1, end);
       // No operation: there is no mean size to call small (and a division by <= 0 gives 0).

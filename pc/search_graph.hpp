@@ -2,6 +2,7 @@
 // only adds an edge (PC-FACTS.md "Where axis and the SHG").
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -34,6 +35,13 @@ struct shg_node {
   double value = 0;
   double threshold = 0;
   std::optional<double> since;  // search time it last became true
+  // From the evidence (pc/evidence.hpp evidence_value), NaN where not known (Paradyn's rule on
+  // metric instances): what a fix would save (the findings' rank), the threads in the state
+  // at the focus on average; the threads waiting for its work and the idle threads (0: none).
+  double score = std::nan("");
+  double threads = std::nan("");
+  double blamed = 0;
+  double idle = 0;
   // The hierarchy of the where-edge that made it (none: a top or why node), and how far its
   // own where-refinement went (an index into its refinement order).
   std::optional<hierarchy> reached_by;

@@ -36,6 +36,9 @@ packages+=(libbz2-dev python3-pandas)
 # /usr/bin/python3 itself, not a python from elsewhere); binutils' strip, objcopy and nm and
 # g++ build the stripped and split-debug programs of tests/native_names_test.cpp.
 packages+=(xz-utils sqlite3 python3 binutils g++)
+# The search's rules on multi-threaded programs (tests/pc_rules_live_test.cpp): zstd -T2 and
+# node besides; its JSON report is written with nlohmann-json3-dev.
+packages+=(zstd nlohmann-json3-dev)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

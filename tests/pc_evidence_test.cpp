@@ -6,7 +6,9 @@
 
 #include "pc/evidence.hpp"
 #include "pc/search_engine.hpp"
+#include "pc/search_wire.hpp"
 #include "window/sample_window.hpp"
+#include "window/window_evidence.hpp"
 
 using namespace perfdm;
 using namespace perfdm::pc;
@@ -35,13 +37,12 @@ std::vector<native::sampled_thread> busy_threads() {
 
 constexpr std::int64_t ms = 1000000;
 
+// The window's counts as an EVIDENCE without shares gives them (one thread at a time: the
+// counts stand for them), so that these tests keep to the decision itself; the shares are
+// tests/pc_rules_test.cpp's.
 process_evidence of(const window::focus_counts& c) {
-  process_evidence e;
-  e.ticks = c.ticks;
-  e.hits = {c.runs, c.syncs, c.ios};
-  e.most = {c.runs_most, c.syncs_most, c.ios_most};
-  e.first = c.first;
-  e.last = c.last;
+  auto e = evidence_of(window::evidence_counts_of(c, 7, ""));
+  e.share = e.saving = {std::nan(""), std::nan(""), std::nan("")};
   return e;
 }
 
@@ -179,9 +180,10 @@ TEST_CASE("pc evidence: repeated looks keep wrong conclusions rare at the indiff
   CHECK(concluded < 200);  // right at the edge, many stay unknown: no forced answer
 }
 
-TEST_CASE("pc evidence: several threads and processes, per process and summed",
-          "[pc][pc-evidence]") {
-  // 4 threads waiting on one lock at every sample: 4 per process (can exceed 1).
+TEST_CASE("pc evidence: several threads and processes, per process", "[pc][pc-evidence]") {
+  // 4 threads waiting on one lock at every sample, counted without shares (EVIDENCE that gives
+  // none: the counts stand for them): 4 per process. The windows give shares (R2, below 1:
+  // tests/pc_rules_test.cpp).
   process_evidence p;
   p.ticks = 100;
   p.most = {0, 4, 0};
@@ -197,12 +199,13 @@ TEST_CASE("pc evidence: several threads and processes, per process and summed",
   CHECK(two.value == Approx(4));
   CHECK(two.ci.low <= one.ci.low);
   CHECK(two.samples == 200);
-  // A rate not per process adds them up.
+  // I/O blocking too is per process (a share, never summed over processes past 100 %).
   auto io = p;
   io.most = {0, 0, 1};
   io.hits = {0, 0, 50};
-  auto sum = evaluate_evidence(value_kind::rate, sampled_state::ios, {io, io}, 2.576, {});
-  CHECK(sum.value == Approx(1.0));
+  auto per =
+      evaluate_evidence(value_kind::rate_per_process, sampled_state::ios, {io, io}, 2.576, {});
+  CHECK(per.value == Approx(0.5));
   // A ratio is counted, not sampled; no operation is no small operation.
   process_evidence ops;
   ops.ticks = 100;

@@ -5,6 +5,7 @@
 
 #include "cli/search_report.hpp"
 #include "pc/finding_folding.hpp"
+#include "pc/search_wire.hpp"
 
 using namespace perfdm::pc;
 
@@ -269,14 +270,14 @@ TEST_CASE("pc folding: perfdm search's report over one process is findings_text'
     infos.push_back(i);
   }
   std::vector<finding> open = {finding_of(node("ExcessiveIOBlockingTime", "/Code", "/Machine", "unknown", 0.1), nodes)};
-  auto folded = fold_findings(perfdm::pc_findings(infos, nodes), procs({11}), nodes);
+  auto folded = fold_findings(findings_of(infos, nodes), procs({11}), nodes);
   CHECK(perfdm::folded_findings_text(folded, open) == perfdm::findings_text(infos, open));
   CHECK(perfdm::folded_findings_text({}, open) == perfdm::findings_text({}, open));
   // Two processes of the same: one line, where findings_text has two.
   nodes[1].machine = "/Machine/h/job{21}/job{21}";
   infos[1].machine = nodes[1].machine;
   infos[1].pid = 21;
-  folded = fold_findings(perfdm::pc_findings(infos, nodes), procs({11, 21}), nodes);
+  folded = fold_findings(findings_of(infos, nodes), procs({11, 21}), nodes);
   CHECK(perfdm::folded_findings_text(folded, open) ==
         "findings, ranked:\n  1. CPUbound 80\u201390% of time in relax (job) \u2014 in 2 of 2 processes \u2014 since 1.0 s\n"
         "  2. " + infos[2].text + "\nnot concluded when the search ended:\n  " + open[0].text + "\n");
@@ -395,7 +396,8 @@ TEST_CASE("pc folding: processes still on a deeper group's call path count with 
   REQUIRE(relax.outliers.size() == 1);  // only the one that went another way
   CHECK(relax.outliers[0].pid == 206);
   CHECK(outliers_shown(relax));  // 5 of 6 behave alike
-  CHECK_THAT(perfdm::folded_json(folded), Catch::Contains("\"hosts\":[\"h\",\"h\"],\"alike\":3}"));
+  CHECK_THAT(perfdm::report_dump(perfdm::folded_json(folded)),
+             Catch::Contains("\"hosts\":[\"h\",\"h\"],\"alike\":3}"));
   // 206's own finding, in main, stays a line of its own.
   CHECK(folded[1].code == "/Code/job/main");
   CHECK(folded[1].pids == std::vector<int>{206});

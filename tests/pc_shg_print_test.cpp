@@ -46,14 +46,16 @@ TEST_CASE("pc print: the SHG tree lists true nodes first, with value, threshold 
 TEST_CASE("pc print: --json prints the issue's object", "[pc]") {
   std::vector<shg_node_info> g{node(0, std::nullopt, "/Code", "true", 0.93, 4.2),
                                node(1, 0, "/Code/a\"b", "unknown", 0.1)};
-  CHECK(shg_json(g) ==
+  CHECK(report_dump(shg_json(g)) ==
         "{\"nodes\":[{\"id\":0,\"parent\":null,\"hypothesis\":\"CPUbound\",\"focus\":{\"code\":"
         "\"/Code\",\"machine\":\"/Machine\",\"syncobject\":\"/SyncObject\",\"file\":\"/File\"},"
         "\"state\":\"true\","
-        "\"value\":0.93,\"threshold\":0.3,\"since\":4.2},{\"id\":1,\"parent\":0,\"hypothesis\":"
+        "\"value\":0.93,\"threshold\":0.3,\"since\":4.2,\"score\":null,\"threads\":null,"
+        "\"blamed\":0,\"idle\":0},{\"id\":1,\"parent\":0,\"hypothesis\":"
         "\"CPUbound\",\"focus\":{\"code\":\"/Code/a\\\"b\",\"machine\":\"/Machine\","
-        "\"syncobject\":\"/SyncObject\",\"file\":\"/File\"},\"state\":\"unknown\",\"value\":0.1,\"threshold\":0.3,"
-        "\"since\":null}]}");
+        "\"syncobject\":\"/SyncObject\",\"file\":\"/"
+        "File\"},\"state\":\"unknown\",\"value\":0.1,\"threshold\":0.3,"
+        "\"since\":null,\"score\":null,\"threads\":null,\"blamed\":0,\"idle\":0}]}");
 }
 
 TEST_CASE("pc print: one status line per conclusion, as Paradyn's PC wrote them", "[pc]") {
@@ -76,5 +78,5 @@ TEST_CASE("pc print: a focus names its /File part only when it is a file", "[pc]
   CHECK(shg_focus_text(n) == "</Code, /Machine, /SyncObject>");
   n.file = "/File/var/db/test.db";
   CHECK(shg_focus_text(n) == "</Code, /Machine, /SyncObject, /File/var/db/test.db>");
-  CHECK(shg_json({n}).find("\"file\":\"/File/var/db/test.db\"}") != std::string::npos);
+  CHECK(report_dump(shg_json({n})).find("\"file\":\"/File/var/db/test.db\"}") != std::string::npos);
 }
