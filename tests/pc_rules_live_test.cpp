@@ -1,0 +1,227 @@
+// The Performance Consultant's rules on live programs with more than one thread of work
+// (docs/PROTOCOL.md §12 "Idle, caused, contended"): `perfdm search --json -- PROGRAM`, each
+// bounded to a few seconds. Each asserts the first finding, the code whose speed-up would
+// shorten the run, and that no idle wait is a finding. Programs of our own (tests/pc_rules/:
+// a parked pool, a pipeline whose consumer is slow, a mutex convoy) and programs nobody here
+// wrote (zstd -T2, python's GIL, node, a Go program).
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <string>
+
+#include "cli/report_json.hpp"
+#include "tests/real_program_process.hpp"
+
+using perfdm::report_json;
+
+namespace {
+
+struct search_result {
+  std::string output;  // everything on standard output: the program's lines, then the JSON
+  report_json json;
+};
+
+// `perfdm search --json --seconds S -- COMMAND` (a shell command line).
+search_result search(const std::string& command, double seconds) {
+  std::string line = std::string(PERFDM_BINARY) + " search --json --seconds " +
+                     std::to_string(seconds) + " -- " + command + " 2>/dev/null";
+  search_result r;
+  if (FILE* p = popen(line.c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+    pclose(p);
+  }
+  // The report is the last line; the program's own output comes before it.
+  auto start = r.output.rfind("\n{");
+  start = start == std::string::npos ? r.output.find('{') : start + 1;
+  INFO(r.output.substr(0, 3000));
+  REQUIRE(start != std::string::npos);
+  r.json = report_json::parse(r.output.substr(start), nullptr, false);
+  REQUIRE_FALSE(r.json.is_discarded());
+  return r;
+}
+
+std::string text_of(const report_json& finding) {
+  return finding.value("text", std::string());
+}
+
+std::string findings_text(const report_json& json) {
+  std::string out;
+  for (auto& f : json["findings"]) out += text_of(f) + "\n";
+  return out;
+}
+
+const report_json& first_finding(const search_result& r) {
+  INFO(findings_text(r.json));
+  REQUIRE_FALSE(r.json["findings"].empty());
+  return r.json["findings"][0];
+}
+
+std::string code_of(const report_json& finding) {
+  return finding["focus"]["code"].get<std::string>();
+}
+
+// No finding is a wait for work: a condition a pool waits on, an event loop's poll, a
+// runtime's idle thread.
+void check_no_idle_wait_finding(const report_json& json) {
+  static const char* const idle[] = {"pthread_cond_wait",
+                                     "pthread_cond_timedwait",
+                                     "futex_abstimed_wait",
+                                     "uv_cond_wait",
+                                     "uv__io_poll",
+                                     "uv_run",
+                                     "epoll",
+                                     "runtime.usleep",
+                                     "runtime.futex",
+                                     "runtime.notesleep",
+                                     "runtime.stopm",
+                                     "runtime.netpoll",
+                                     "pool_worker"};
+  for (auto& f : json["findings"]) {
+    INFO(text_of(f));
+    for (auto* name : idle) CHECK(code_of(f).find(name) == std::string::npos);
+    // Every value is a share: never over 100 %.
+    if (f["hypothesis"] != "TooManySmallIOOps") CHECK(f["value"].get<double>() <= 1.0 + 1e-9);
+  }
+}
+
+bool any_finding(const report_json& json, const std::string& hypothesis) {
+  for (auto& f : json["findings"])
+    if (f["hypothesis"] == hypothesis) return true;
+  return false;
+}
+
+std::string program(const char* name) {
+  return std::string(PERFDM_PC_RULES_PROGRAMS) + "/" + name;
+}
+
+}  // namespace
+
+TEST_CASE("pc R1 live: a parked pool: the main thread's computation first, the pool idle",
+          "[pc][pc-live][pc-rules]") {
+  auto r = search(program("parked_pool") + " 30", 4);
+  auto& first = first_finding(r);
+  INFO(findings_text(r.json));
+  CHECK(first["hypothesis"] == "CPUbound");
+  CHECK(code_of(first).find("/compute_checksums") != std::string::npos);
+  CHECK_FALSE(any_finding(r.json, "ExcessiveSyncWaitingTime"));
+  check_no_idle_wait_finding(r.json);
+  // The pool is said once, as idle threads.
+  CHECK(r.json["idle_threads"].get<double>() > 3.5);
+}
+
+TEST_CASE("pc R4 R13 live: a pipeline's slow consumer first, the producer's wait blamed on it",
+          "[pc][pc-live][pc-rules]") {
+  auto r = search(program("slow_consumer") + " 30", 4);
+  auto& first = first_finding(r);
+  INFO(findings_text(r.json));
+  CHECK(first["hypothesis"] == "CPUbound");
+  CHECK(code_of(first).find("/render_item") != std::string::npos);
+  // The producer's wait for queue space is no finding of its own (caused by the consumer's
+  // work, or idle when the producer hardly runs on a loaded machine).
+  CHECK_FALSE(any_finding(r.json, "ExcessiveSyncWaitingTime"));
+  check_no_idle_wait_finding(r.json);
+}
+
+TEST_CASE("pc R15 live: a mutex convoy: the wait on its Mutex first, as a share",
+          "[pc][pc-live][pc-rules]") {
+  auto r = search(program("mutex_convoy") + " 30", 4);
+  std::smatch m;
+  REQUIRE(std::regex_search(r.output, m, std::regex("mutex_convoy: mutex (0x[0-9a-f]+)")));
+  auto& first = first_finding(r);
+  INFO(findings_text(r.json));
+  CHECK(first["hypothesis"] == "ExcessiveSyncWaitingTime");
+  CHECK(first["focus"]["syncobject"] == "/SyncObject/Mutex/" + m[1].str());
+  check_no_idle_wait_finding(r.json);
+}
+
+TEST_CASE(
+    "pc R1 R4 live, real programs: zstd -T2: the workers' compression first, the main "
+    "thread's wait for them no finding",
+    "[pc][pc-live][pc-rules][real-programs]") {
+  real_program::temp_dir dir;
+  {
+    std::ofstream f(dir / "input.txt");
+    std::mt19937 random(31);
+    const char* words[] = {"idle", "busy", "blame", "wait", "pool", "thread", "rank", "spin"};
+    for (int line = 0; line < 100000; ++line) {
+      for (int w = 0; w < 10; ++w) f << words[random() % 8] << ' ' << random() % 10000 << ' ';
+      f << '\n';
+    }
+  }
+  // Jobs of 1 MiB, so that both workers have work; level 15 so that it lasts.
+  auto r = search("zstd -T2 -B1MiB -15 -q -f " + dir / "input.txt" + " -o " + dir / "out.zst", 5);
+  auto& first = first_finding(r);
+  INFO(findings_text(r.json));
+  // Compression in a worker (Debian's zstd holds libzstd, stripped: named by address).
+  CHECK(first["hypothesis"] == "CPUbound");
+  CHECK((code_of(first).find("/Code/zstd/") == 0 || code_of(first).find("/Code/libzstd") == 0));
+  CHECK(first["tid"] != first["pid"]);
+  for (auto& f : r.json["findings"]) {
+    INFO(text_of(f));
+    CHECK_FALSE((f["hypothesis"] == "ExcessiveSyncWaitingTime" &&
+                 f["focus"]["syncobject"].get<std::string>().find("/SyncObject/CondVar") == 0));
+  }
+  check_no_idle_wait_finding(r.json);
+}
+
+TEST_CASE(
+    "pc R15 live, real programs: python's four threads wait for the GIL, first and as a share",
+    "[pc][pc-live][pc-rules][real-programs]") {
+  auto r = search(
+      "/usr/bin/python3 -c 'import threading\n"
+      "def work():\n"
+      "    while True:\n"
+      "        sum(i * i for i in range(1000))\n"
+      "for _ in range(4):\n"
+      "    threading.Thread(target=work, daemon=True).start()\n"
+      "threading.Event().wait(30)\n'",
+      5);
+  auto& first = first_finding(r);
+  INFO(findings_text(r.json));
+  CHECK(first["hypothesis"] == "ExcessiveSyncWaitingTime");
+  CHECK(std::regex_match(first["focus"]["syncobject"].get<std::string>(),
+                         std::regex("/SyncObject/CondVar/0x[0-9a-f]+")));
+  CHECK(first["value"].get<double>() <= 1.0);
+}
+
+TEST_CASE(
+    "pc R8 R12 live, real programs: node computing in JavaScript: neither libuv's idle "
+    "pool nor its epoll loop is a finding",
+    "[pc][pc-live][pc-rules][real-programs]") {
+  INFO("scripts/setup.sh installs node");
+  REQUIRE(access("/usr/bin/node", X_OK) == 0);
+  auto r = search(
+      "/usr/bin/node -e 'function spin(n) { let s = 0; for (let i = 0; i < n; ++i) "
+      "s += Math.sqrt(i); return s; } const end = Date.now() + 30000; "
+      "while (Date.now() < end) spin(1e6);'",
+      8);  // a deep call path from node::Start to the JavaScript: more levels
+  auto& first = first_finding(r);
+  INFO(findings_text(r.json));
+  CHECK(first["hypothesis"] == "CPUbound");
+  CHECK_FALSE(any_finding(r.json, "ExcessiveSyncWaitingTime"));
+  CHECK_FALSE(any_finding(r.json, "ExcessiveIOBlockingTime"));
+  check_no_idle_wait_finding(r.json);
+}
+
+TEST_CASE(
+    "pc R12 live, real programs: a Go program hashing in one goroutine: the runtime's idle "
+    "threads are no finding",
+    "[pc][pc-live][pc-rules][real-programs]") {
+#ifndef PERFDM_PC_RULES_GO_HASH
+  FAIL("no Go compiler at build time: scripts/setup.sh installs golang-go");
+#else
+  auto r = search(std::string(PERFDM_PC_RULES_GO_HASH) + " 30", 4);
+  auto& first = first_finding(r);
+  INFO(findings_text(r.json));
+  CHECK(first["hypothesis"] == "CPUbound");
+  CHECK(code_of(first).find("sha256") != std::string::npos);
+  CHECK_FALSE(any_finding(r.json, "ExcessiveSyncWaitingTime"));
+  check_no_idle_wait_finding(r.json);
+#endif
+}
