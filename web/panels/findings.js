@@ -21,12 +21,18 @@ export function machineThread(machine) {
   return m ? m[1] : '';
 }
 
+// What ranks a finding, as FINDINGS ranks them: the node's SCORE (what a fix would save), its
+// VALUE where the search gives no score (docs/PROTOCOL.md §12).
+function rankOf(n) {
+  return n.SCORE !== undefined && n.SCORE !== '' ? Number(n.SCORE) : Number(n.VALUE);
+}
+
 // Findings from SHG nodes ({SEARCH, ID, PARENT, STATE, …}): true with no true child.
 export function findingsFromNodes(nodes) {
   const trueParents = new Set();
   for (const n of nodes) if (n.STATE === 'true' && n.PARENT !== '') trueParents.add(`${n.SEARCH}:${n.PARENT}`);
   return nodes.filter(n => n.STATE === 'true' && !trueParents.has(`${n.SEARCH}:${n.ID}`))
-    .sort((a, b) => Number(b.VALUE) - Number(a.VALUE))
+    .sort((a, b) => rankOf(b) - rankOf(a))
     .map((n) => {
       const fn = codeFunction(n.CODE);
       const since = Number(n.SINCE);
