@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 
 namespace perfdm::native {
 
@@ -37,7 +38,19 @@ std::string function_part(const std::string& function) {
   const std::string anonymous = "(anonymous namespace)::";
   for (auto at = f.find(anonymous); at != std::string::npos; at = f.find(anonymous))
     f.erase(at, anonymous.size());
-  return resource_part(f);
+  if (f.empty()) return "?";
+  std::string out;
+  for (char c : f) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '/' || c == ',' || c == '%' || std::isspace(u) || std::iscntrl(u)) {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string module_part(const std::string& module) {

@@ -7,7 +7,10 @@
 // A name's parts are made safe for a resource name and a FOCUS list: `/` and `,` (which
 // would split it) and white space become `_`; an empty part is `?`. Functions are named
 // without their parameter list and without `(anonymous namespace)::`, so that
-// `(anonymous namespace)::tokenize(std::string const&)` is `tokenize`. Plain C++.
+// `(anonymous namespace)::tokenize(std::string const&)` is `tokenize`; in a function's part
+// those characters (and `%`) are written %XX instead, so that the name reads back whole
+// (pc/findings.hpp readable_function): Go's `crypto/sha256.block` is
+// `crypto%2Fsha256.block`, an unnamed JIT frame `[jit%20node]`. Plain C++.
 #pragma once
 
 #include <string>
@@ -24,7 +27,8 @@ inline constexpr const char* file_root = "/File";
 // One level of a resource name: `/`, `,` and white space replaced by `_`, "" as "?".
 std::string resource_part(const std::string& text);
 
-// A demangled function name as its /Code part (see above); "" (unknown) is "?".
+// A demangled function name as its /Code part (see above; %XX for `/ , %` and white
+// space); "" (unknown) is "?".
 std::string function_part(const std::string& function);
 
 // A module's file name (a path) as its /Code part: the basename; "" is "?".

@@ -74,6 +74,20 @@ status_fields parse_status(std::string_view text) {
   field(text, "VmRSS", kib);
   out.vm_rss_bytes = kib * 1024;
   field(text, "Threads", out.threads);
+  // "NSpid:\t4711\t1": the outermost namespace first, the process's own last.
+  auto at = text.find("\nNSpid:");
+  if (at != std::string_view::npos) {
+    auto line = text.substr(at + 7);
+    line = line.substr(0, line.find('\n'));
+    auto last = line.find_last_not_of(" \t");
+    if (last != std::string_view::npos) {
+      auto first = line.find_last_of(" \t", last);
+      first = first == std::string_view::npos ? 0 : first + 1;
+      std::int64_t pid = 0;
+      if (parse_int(line.substr(first, last + 1 - first), pid) && pid > 0)
+        out.namespace_pid = static_cast<int>(pid);
+    }
+  }
   return out;
 }
 

@@ -32,6 +32,9 @@ struct status_fields {
   std::uint64_t voluntary_ctxt_switches = 0, nonvoluntary_ctxt_switches = 0;
   std::uint64_t vm_rss_bytes = 0;
   std::int64_t threads = 0;
+  // Its pid in its own pid namespace (the last of NSpid; 0 when the kernel does not say):
+  // what the process itself, and a file it names after its pid, calls it.
+  int namespace_pid = 0;
 };
 status_fields parse_status(std::string_view text);
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "native/cfi_functions.hpp"
+#include "native/jit_code.hpp"
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
 #include "native/thread_proc_files.hpp"
@@ -43,6 +44,15 @@ std::string demangled(const char* name) {
   std::string out(d);
   std::free(d);
   return out;
+}
+
+// Go's assembly functions that also have a Go-ABI twin carry the linker's `.abi0` in the ELF
+// symbol table (crypto/sha256.block.abi0): one function, named as Go names it.
+std::string without_go_abi_suffix(std::string name) {
+  const std::string abi0 = ".abi0";
+  if (name.size() > abi0.size() && name.compare(name.size() - abi0.size(), abi0.size(), abi0) == 0)
+    name.resize(name.size() - abi0.size());
+  return name;
 }
 
 std::string dwfl_message() {
@@ -193,6 +203,7 @@ struct stack_sampler::impl {
   std::size_t maps_hash = 0;
   std::uint64_t reports = 0;
   std::unordered_map<Dwarf_Addr, symbol_info> symbols;
+  jit_code jit;  // frames in code compiled at run time: never cached by pc (code moves)
   std::unordered_map<Dwfl_Module*, std::unique_ptr<cfi_function_table>> function_tables;
   std::vector<int> late;  // threads interrupted that had not stopped when their sample ended
 
@@ -201,7 +212,7 @@ struct stack_sampler::impl {
   // libdw finds no program there (ENOEXEC, or no architecture). That lasts milliseconds,
   // longer on a loaded machine; it is waited out (at most exec_wait_ns), so that a process
   // started just now (`perfdm search --pid $!` after `cmd &`) is watched, not refused.
-  explicit impl(int p) : pid(p) {
+  explicit impl(int p) : pid(p), jit(p) {
     const auto until = monotonic_ns() + exec_wait_ns;
     for (;;) {
       if (!proc::process_alive(pid))
@@ -270,6 +281,7 @@ struct stack_sampler::impl {
                                                          ": libdw cannot read its modules: " +
                                                          dwfl_message());
     maps_hash = std::hash<std::string>{}(maps);
+    jit.update(maps);
     symbols.clear();
     function_tables.clear();
     ++reports;
@@ -301,7 +313,8 @@ struct stack_sampler::impl {
       s.module = mainfile ? mainfile : (name ? name : "");
       GElf_Off offset = 0;
       GElf_Sym sym;
-      s.function = demangled(dwfl_module_addrinfo(mod, pc, &offset, &sym, nullptr, nullptr, nullptr));
+      s.function = without_go_abi_suffix(
+          demangled(dwfl_module_addrinfo(mod, pc, &offset, &sym, nullptr, nullptr, nullptr)));
       if (s.function.empty()) s.function = unnamed_function(mod, pc, s.module);
       if (Dwfl_Line* line = dwfl_module_getsrc(mod, pc)) {
         int lineno = 0;
@@ -326,8 +339,13 @@ struct stack_sampler::impl {
     if (!dwfl_frame_pc(frame, &pc, &activation)) return DWARF_CB_ABORT;
     // A return address points after the call: look up the call itself.
     Dwarf_Addr lookup = activation ? pc : pc - 1;
-    auto& s = w->self->symbolize(lookup);
-    w->out->frames.push_back(stack_frame{pc, s.module, s.function, s.file, s.line});
+    if (auto jit = w->self->jit.frame(lookup)) {
+      jit->pc = pc;
+      w->out->frames.push_back(std::move(*jit));
+    } else {
+      auto& s = w->self->symbolize(lookup);
+      w->out->frames.push_back(stack_frame{pc, s.module, s.function, s.file, s.line});
+    }
     return w->out->frames.size() < w->max_depth ? DWARF_CB_OK : DWARF_CB_ABORT;
   }
 
@@ -355,6 +373,7 @@ struct stack_sampler::impl {
     // (the default timer slack adds 50 µs to each). Per thread: the sampling thread's only.
     prctl(PR_SET_TIMERSLACK, 1'000UL);
     release_late();
+    jit.refresh();
     stack_snapshot snap;
     snap.pid = pid;
     snap.monotonic_ns = monotonic_ns();

@@ -2,6 +2,9 @@
 // frame the pc, the module, the function (symbol, demangled) and, where debug information
 // exists, the source file and line; plus each thread's name and scheduler state from /proc.
 //
+// - A frame in code compiled at run time (JIT: an executable mapping no file backs) is named
+//   from the process's perf map, else `[jit <runtime>]` (native/jit_code.hpp); Go's `.abi0`
+//   symbol suffix is dropped (`crypto/sha256.block`).
 // - One Dwfl session per process (modules reported from /proc/PID/maps, symbol lookups
 //   cached by pc); the modules are reported again when /proc/PID/maps changes (dlopen,
 //   a new thread stack, ...), which is checked before every sample.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <set>
@@ -110,7 +111,7 @@ bool code_function(const std::string& code, std::string& module, std::string& fu
   auto slash = rest.find('/');
   if (slash == std::string::npos) return false;
   module = rest.substr(0, slash);
-  function = rest.substr(slash + 1);
+  function = readable_function(rest.substr(slash + 1));
   return true;
 }
 
@@ -267,6 +268,8 @@ std::string where_text(const finding& f) {
   if (!f.function.empty()) {
     out += " in " + f.function;
     if (!f.caller.empty()) out += " from " + f.caller;
+    auto advice = perf_map_advice(f.function);
+    if (!advice.empty()) out += " \u2014 JIT code without names: " + advice;
   } else if (n.code != "/Code" && n.code.size() > 6) {
     out += " in module " + n.code.substr(6);
   }
@@ -360,6 +363,39 @@ std::string finding_text(const finding& f) {
     out += buf;
   }
   return out;
+}
+
+std::string readable_function(const std::string& part) {
+  auto hex = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < part.size(); ++i) {
+    if (part[i] == '%' && i + 2 < part.size() && hex(part[i + 1]) >= 0 && hex(part[i + 2]) >= 0) {
+      out += static_cast<char>(hex(part[i + 1]) * 16 + hex(part[i + 2]));
+      i += 2;
+    } else {
+      out += part[i];
+    }
+  }
+  return out;
+}
+
+std::string perf_map_advice(const std::string& function) {
+  const std::string open = "[jit ";
+  if (function.compare(0, open.size(), open) != 0) return "";
+  auto close = function.find(']');
+  if (close == std::string::npos) return "";
+  auto runtime = function.substr(open.size(), close - open.size());
+  auto is = [&](const char* prefix) { return runtime.compare(0, std::strlen(prefix), prefix) == 0; };
+  if (is("node")) return runtime + " --perf-basic-prof names it";
+  if (is("python")) return runtime + " -X perf names it (Python 3.12 and later)";
+  if (is("java")) return "jcmd <pid> Compiler.perfmap names it";
+  if (is("dotnet")) return "DOTNET_PerfMapEnabled=3 names it";
+  return "a perf map (/tmp/perf-<pid>.map) names it";
 }
 
 }  // namespace perfdm::pc

@@ -77,6 +77,14 @@ std::vector<finding> settled_findings(const std::vector<node_view>& nodes);
 // not concluded), ranked by score, at most `limit`.
 std::vector<finding> inconclusive_nodes(const std::vector<node_view>& nodes, std::size_t limit);
 
+// A /Code resource's function part as a person reads it: %XX decoded
+// (native/pc_resources.hpp): "crypto%2Fsha256.block" is "crypto/sha256.block".
+std::string readable_function(const std::string& part);
+
+// For a frame of JIT code no perf map named ("[jit node] (node)", native/jit_code.hpp): what
+// gives it names ("node --perf-basic-prof names it"); "" for any other function.
+std::string perf_map_advice(const std::string& function);
+
 // "CPUbound 99% of time in lzma_code (liblzma.so.5) — thread xz{4711} — since 1.4 s";
 // "… in __lll_lock_wait (libc.so.6) from update_shared_table (pc_lock) — on Mutex/0x… …";
 // an inconclusive node ends "— inconclusive: value 0.25 [0.1, 0.4], 40 samples".

@@ -10,13 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include "native/cfi_functions.hpp"
 #include "native/stack_sampler.hpp"
 #include "tests/real_program_process.hpp"
+#include "tests/sampled_stack.hpp"
 
 using namespace perfdm::native;
 
@@ -54,23 +53,14 @@ struct elf_file {
   Elf* elf = nullptr;
 };
 
-// Samples `pid` until its main thread's innermost frame is in the spin program's own module
-// (crunch most of the time); the frames of that stack.
+// The main thread's stack once its innermost frame is in the spin program's own module
+// (crunch most of the time).
 std::vector<stack_frame> spinning_stack(int pid, const std::string& module_suffix) {
-  stack_sampler sampler(pid);
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < end) {
-    auto snap = sampler.sample();
-    for (auto& t : snap.threads)
-      if (t.tid == pid && t.frames.size() >= 3 &&
-          t.frames.front().module.size() >= module_suffix.size() &&
-          t.frames.front().module.compare(t.frames.front().module.size() - module_suffix.size(),
-                                          module_suffix.size(), module_suffix) == 0)
-        return t.frames;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  FAIL("no stack in " << module_suffix);
-  return {};
+  return sampled_stack::stack_until(pid, [&](const std::vector<stack_frame>& frames) {
+    auto& m = frames.front().module;
+    return frames.size() >= 3 && m.size() >= module_suffix.size() &&
+           m.compare(m.size() - module_suffix.size(), module_suffix.size(), module_suffix) == 0;
+  });
 }
 
 }  // namespace

@@ -88,8 +88,12 @@ TEST_CASE("PC resource names: functions without parameters, parts safe for a FOC
   CHECK(function_part("(anonymous namespace)::tokenize(std::string const&)") == "tokenize");
   CHECK(function_part("ns::Parser::parse(int, char) const") == "ns::Parser::parse");
   CHECK(function_part("Functor::operator()(int)") == "Functor::operator()");
-  CHECK(function_part("std::map<int, int>::find") == "std::map<int__int>::find");
-  CHECK(function_part("a/b") == "a_b");
+  // The characters a resource part cannot hold are %XX in a function's part, read back whole.
+  CHECK(function_part("std::map<int, int>::find") == "std::map<int%2C%20int>::find");
+  CHECK(function_part("crypto/sha256.block") == "crypto%2Fsha256.block");
+  CHECK(function_part("[jit node]") == "[jit%20node]");
+  CHECK(function_part("100%") == "100%25");
+  CHECK(function_part("a/b") == "a%2Fb");
   CHECK(function_part("") == "?");
   CHECK(function_part("main") == "main");
   CHECK(module_part("/usr/lib/x86_64-linux-gnu/libc.so.6") == "libc.so.6");

@@ -12,6 +12,7 @@
 
 #include "tests/live_engine_test_support.hpp"
 #include "tests/pc_workload_process.hpp"
+#include "tests/real_program_process.hpp"
 
 namespace {
 
@@ -24,13 +25,7 @@ std::vector<json_node> search(int pid, int seconds, const std::string& options =
   std::string command = std::string(PERFDM_BINARY) + " search --pid " + std::to_string(pid) +
                         " --seconds " + std::to_string(seconds) + options +
                         " --json 2>/dev/null";
-  std::string out;
-  if (FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
-  }
+  auto out = real_program::output_of(command);
   static const std::regex node_re(
       "\\{\"id\":[0-9]+,\"parent\":(null|[0-9]+),\"hypothesis\":\"([^\"]*)\",\"focus\":\\{"
       "\"code\":\"([^\"]*)\",\"machine\":\"([^\"]*)\",\"syncobject\":\"([^\"]*)\""

@@ -62,6 +62,18 @@ inline bool shell(const std::string& command) {
   return std::system(command.c_str()) == 0;
 }
 
+// Runs a shell command; what it wrote to its standard output.
+inline std::string output_of(const std::string& command) {
+  std::string out;
+  if (FILE* p = popen(command.c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
 struct process {
   // argv[0] is looked up in PATH. `in`, `out`: files for standard input and output ("" keeps
   // /dev/null). Returns once the exec has replaced the test's own copy (its close-on-exec pipe

@@ -10,7 +10,13 @@ import { ProtocolError, dm } from '../protocol.js';
 // The function a /Code focus names (/Code/<module>/<function>), '' for a module or the root.
 export function codeFunction(code) {
   const parts = (code || '').split('/');
-  return parts.length >= 4 ? parts.slice(3).join('/') : '';
+  return parts.length >= 4 ? readableFunction(parts.slice(3).join('/')) : '';
+}
+
+// A function's resource part as a person reads it: %XX decoded (crypto%2Fsha256.block is
+// crypto/sha256.block, docs/NATIVE.md §8).
+export function readableFunction(part) {
+  return part.replace(/%([0-9A-Fa-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
 }
 
 // The thread id a /Machine focus names (/Machine/<host>/<process>{pid}/<thread>{tid}).
