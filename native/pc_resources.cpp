@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 
 namespace perfdm::native {
 
@@ -18,13 +19,21 @@ std::string resource_part(const std::string& text) {
   return out;
 }
 
-std::string function_part(const std::string& function) {
+std::string function_name(const std::string& function) {
   std::string f = function;
   // Drop a trailing parameter list (and what follows it: `const`, `&&`), found by matching
-  // the parentheses from the end, so that `operator()(int)` keeps `operator()`.
+  // the parentheses from the end, so that `operator()(int)` keeps `operator()`. A ')' with
+  // more of the name after it closes no parameter list: Go's method
+  // `crypto/sha256.(*digest).Write`.
+  auto qualifiers_only = [](std::string rest) {
+    for (const char* q : {"const", "volatile", "noexcept", "&"})
+      for (auto at = rest.find(q); at != std::string::npos; at = rest.find(q))
+        rest.erase(at, std::strlen(q));
+    return rest.find_first_not_of(' ') == std::string::npos;
+  };
   if (!f.empty()) {
     auto close = f.rfind(')');
-    if (close != std::string::npos) {
+    if (close != std::string::npos && qualifiers_only(f.substr(close + 1))) {
       int depth = 0;
       for (std::size_t i = close + 1; i-- > 0;) {
         if (f[i] == ')') ++depth;
@@ -38,9 +47,12 @@ std::string function_part(const std::string& function) {
   const std::string anonymous = "(anonymous namespace)::";
   for (auto at = f.find(anonymous); at != std::string::npos; at = f.find(anonymous))
     f.erase(at, anonymous.size());
-  if (f.empty()) return "?";
+  return f.empty() ? "?" : f;
+}
+
+std::string function_part(const std::string& function) {
   std::string out;
-  for (char c : f) {
+  for (char c : function_name(function)) {
     auto u = static_cast<unsigned char>(c);
     if (c == '/' || c == ',' || c == '%' || std::isspace(u) || std::iscntrl(u)) {
       char hex[4];

@@ -27,8 +27,12 @@ inline constexpr const char* file_root = "/File";
 // One level of a resource name: `/`, `,` and white space replaced by `_`, "" as "?".
 std::string resource_part(const std::string& text);
 
-// A demangled function name as its /Code part (see above; %XX for `/ , %` and white
-// space); "" (unknown) is "?".
+// A demangled function name as a person reads it: without its parameter list and
+// `(anonymous namespace)::`; "" (unknown) is "?".
+std::string function_name(const std::string& function);
+
+// A demangled function name as its /Code part: function_name with %XX for `/ , %` and white
+// space (see above).
 std::string function_part(const std::string& function);
 
 // A module's file name (a path) as its /Code part: the basename; "" is "?".

@@ -7,13 +7,9 @@
 namespace perfdm {
 
 std::string flame_frame(const native::stack_frame& frame) {
-  // /Code/<module>/<function>: the parts never hold '/', which resource_part replaces.
-  auto code = native::code_resource(frame);
-  auto rest = code.substr(std::string(native::code_root).size() + 1);
-  auto slash = rest.find('/');
-  auto module = rest.substr(0, slash);
-  auto function = slash == std::string::npos ? std::string("?") : rest.substr(slash + 1);
-  auto out = function + " (" + module + ")";
+  // The function and module of its /Code resource, as a person reads them (crypto/sha256.block,
+  // not the resource part's crypto%2Fsha256.block).
+  auto out = native::function_name(frame.function) + " (" + native::module_part(frame.module) + ")";
   std::replace(out.begin(), out.end(), ';', ',');
   return out;
 }

@@ -2,9 +2,9 @@
 // in a flame graph and what state a sampled thread counts in. Plain C++.
 //
 // - A frame is `function (module)`, named as the Performance Consultant names its /Code
-//   resources (native::code_resource: the function without its parameter list, the module's
-//   basename, `?` for what has no name), so a finding's function and a flame-graph frame
-//   read the same. `;` (the folded format's separator) never appears in a frame: it becomes `,`.
+//   resources and reads them back (native::function_name: the function without its parameter
+//   list; the module's basename; `?` for what has no name), so a finding's function and a
+//   flame-graph frame read the same (`crypto/sha256.block (gohash)`). `;` (the folded format's separator) never appears in a frame: it becomes `,`.
 // - The state comes from native/thread_states' activity: RUNS running, BLOCKS lock, IOS io,
 //   SLEEPS sleep, WAITS other (a condition, a join, the kernel); a stopped or zombie thread
 //   (OTHER) is not added.

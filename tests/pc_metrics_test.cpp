@@ -91,6 +91,9 @@ TEST_CASE("PC resource names: functions without parameters, parts safe for a FOC
   // The characters a resource part cannot hold are %XX in a function's part, read back whole.
   CHECK(function_part("std::map<int, int>::find") == "std::map<int%2C%20int>::find");
   CHECK(function_part("crypto/sha256.block") == "crypto%2Fsha256.block");
+  CHECK(function_name("crypto/sha256.(*digest).Write") == "crypto/sha256.(*digest).Write");
+  CHECK(function_name("main.main.func1") == "main.main.func1");
+  CHECK(function_name("S::get() const &&") == "S::get");
   CHECK(function_part("[jit node]") == "[jit%20node]");
   CHECK(function_part("100%") == "100%25");
   CHECK(function_part("a/b") == "a%2Fb");
