@@ -10,6 +10,7 @@
 #include "cli/engine_command.hpp"
 #include "cli/engine_session_run.hpp"
 #include "cli/frames_commands.hpp"
+#include "cli/io_command.hpp"
 #include "cli/log_command.hpp"
 #include "cli/relay_command.hpp"
 #include "cli/replay_command.hpp"
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
   auto* search = perfdm::add_search_command(app, search_options);
   perfdm::top_command_options top_options;
   auto* top = perfdm::add_top_command(app, top_options);
+  perfdm::io_command_options io_options;
+  auto* io = perfdm::add_io_command(app, io_options);
 
   CLI11_PARSE(app, argc, argv);
   const auto command_line = perfdm::joined_command_line(argc, argv);
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
   if (*relay) return perfdm::run_relay_command(relay_options, std::cout, std::cerr);
   if (*search) return perfdm::run_search_command(search_options, std::cout, std::cerr);
   if (*top) return perfdm::run_top_command(top_options, std::cout, std::cerr);
+  if (*io) return perfdm::run_io_command(io_options, std::cout, std::cerr);
   if (*log) return perfdm::run_log_command_line(log_options, std::cout, std::cerr);
   if (*replay) return perfdm::run_replay_command(replay_options, command_line);
   if (*engine) return perfdm::run_engine_command(engine_options, command_line);

@@ -58,6 +58,11 @@ class log_core {
   // name table is marked partial.
   std::uint64_t lookup_id(const void* name, std::size_t size, bool printable);
   std::uint64_t lookup_id(std::string_view name) { return lookup_id(name.data(), name.size(), true); }
+  // Keeps `name` in the name table under an id the module computed itself (Darshan's record
+  // ids, a hash of their own), with the same rules as lookup_id.
+  void add_name_with_id(std::uint64_t id, std::string_view name, bool printable = true) {
+    add_name(id, printable ? 0 : logfmt::name_not_printable, name);
+  }
 
   // Adds a record (a module-defined payload, at most logfmt::max_record_bytes). Returns false,
   // and marks the module partial, when the record does not fit in the module's grant.

@@ -7,13 +7,18 @@
 #include <cstdint>
 
 #include "log/log_counters.hpp"
+#include "log/log_io_records.hpp"
 #include "log/log_print.hpp"
 
-#define PERFDM_LOG_MODULES(X)          \
-  X(16, dm, 1, print_log_counters)     \
-  X(17, frames, 1, print_log_counters) \
-  X(18, native, 1, print_log_counters) \
-  X(19, pc, 1, print_log_counters)
+#define PERFDM_LOG_MODULES(X)            \
+  X(16, dm, 1, print_log_counters)       \
+  X(17, frames, 1, print_log_counters)   \
+  X(18, native, 1, print_log_counters)   \
+  X(19, pc, 1, print_log_counters)       \
+  X(20, posix, 1, print_io_posix)        \
+  X(21, stdio, 1, print_io_stdio)        \
+  X(23, heatmap, 1, print_io_heatmap)    \
+  X(24, dxt_posix, 1, print_io_trace)
 
 namespace perfdm {
 

@@ -1,0 +1,240 @@
+#include "iojob/job_log.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include "iojob/darshan_records.hpp"
+#include "iojob/heatmap_output.hpp"
+#include "iojob/shared_reduction.hpp"
+#include "log/log_core.hpp"
+#include "log/log_modules.hpp"
+
+namespace perfdm::io {
+
+namespace {
+
+struct process {
+  const segment_snapshot* s;
+  std::int64_t rank;
+  time_base time;
+  std::int64_t end_ns;
+};
+
+// The latest end timestamp of any record: when a process that did not exit made its last call.
+std::int64_t last_call_ns(const segment_snapshot& s, const tick_calibration& c) {
+  std::int64_t last = 0;
+  auto see = [&](std::int64_t ticks) {
+    if (ticks != 0) last = std::max(last, c.realtime_of(std::uint64_t(ticks)));
+  };
+  for (const auto& f : s.posix) {
+    for (int i = POSIX_F_OPEN_END_TIMESTAMP; i <= POSIX_F_CLOSE_END_TIMESTAMP; ++i) see(f.fticks[i]);
+  }
+  for (const auto& f : s.stdio) {
+    for (int i = STDIO_F_OPEN_END_TIMESTAMP; i <= STDIO_F_READ_END_TIMESTAMP; ++i) see(f.fticks[i]);
+  }
+  return std::max(last, s.header.start_realtime_ns);
+}
+
+// Records of one module from every process, by id in order of first appearance, reduced to
+// one of rank -1 when every process has the file (and there is more than one process).
+template <class Record>
+std::vector<Record> reduce_module(const std::vector<std::vector<Record>>& per_process,
+                                  std::size_t& shared) {
+  std::vector<Record> out;
+  const std::size_t n = per_process.size();
+  if (n <= 1) {
+    for (const auto& list : per_process) out.insert(out.end(), list.begin(), list.end());
+    return out;
+  }
+  std::unordered_map<std::uint64_t, std::size_t> holders;
+  for (const auto& list : per_process) {
+    for (const auto& r : list) ++holders[r.id];
+  }
+  std::map<std::uint64_t, std::vector<Record>> everywhere;
+  for (const auto& list : per_process) {
+    for (const auto& r : list) {
+      if (holders[r.id] == n) {
+        everywhere[r.id].push_back(r);
+      } else {
+        out.push_back(r);
+      }
+    }
+  }
+  // Shared records after the per-rank ones, as Darshan's rank 0 writes them.
+  for (auto& [id, records] : everywhere) {
+    out.push_back(reduce_shared(std::move(records)));
+    ++shared;
+  }
+  return out;
+}
+
+std::string this_host() {
+  char h[256] = {};
+  if (gethostname(h, sizeof h - 1) != 0) return "";
+  return h;
+}
+
+}  // namespace
+
+job_log_result write_job_log(const std::vector<segment_snapshot>& segments,
+                             const std::string& path, const job_log_options& options) {
+  job_log_result result;
+  const std::uint64_t now_ticks = read_ticks();
+  const std::int64_t now_ns = realtime_ns();
+
+  std::int64_t job_start = 0;
+  for (const auto& s : segments) {
+    if (job_start == 0 || s.header.start_realtime_ns < job_start) job_start = s.header.start_realtime_ns;
+  }
+  std::vector<process> procs;
+  std::int64_t job_end = job_start;
+  for (const auto& s : segments) {
+    const segment_header& h = s.header;
+    const bool finished = h.state == segment_finished && h.end_ticks != 0;
+    process p;
+    p.s = &s;
+    p.rank = std::int64_t(procs.size());
+    p.time.clock = tick_calibration::from(h.start_ticks, h.start_realtime_ns,
+                                          finished ? h.end_ticks : now_ticks,
+                                          finished ? h.end_realtime_ns : now_ns,
+                                          tick_kind(h.tick_kind));
+    p.time.job_start_ns = job_start;
+    p.end_ns = finished ? h.end_realtime_ns : last_call_ns(s, p.time.clock);
+    if (!finished) ++result.unfinished;
+    job_end = std::max(job_end, p.end_ns);
+    result.partial_modules |= h.partial;
+    result.uncounted_calls += h.uncounted;
+    result.torn_records += s.torn_records;
+    procs.push_back(p);
+  }
+  result.processes = procs.size();
+  const double end_seconds = double(job_end - job_start) * 1e-9;
+
+  // Records in Darshan's form, per process; names by id.
+  std::unordered_map<std::uint64_t, std::string> names;
+  std::vector<std::vector<posix_record>> posix(procs.size());
+  std::vector<std::vector<stdio_record>> stdio(procs.size());
+  for (std::size_t i = 0; i < procs.size(); ++i) {
+    const process& p = procs[i];
+    for (std::size_t k = 0; k < p.s->posix.size(); ++k) {
+      const posix_file& f = p.s->posix[k];
+      if (!used_in_child(f)) continue;
+      posix[i].push_back(to_record(f, p.rank, p.time));
+      names.emplace(f.id, p.s->posix_names[k]);
+    }
+    for (std::size_t k = 0; k < p.s->stdio.size(); ++k) {
+      const stdio_file& f = p.s->stdio[k];
+      if (!used_in_child(f)) continue;
+      const stdio_record r = to_record(f, p.rank, p.time);
+      if (unused_standard_stream(r)) continue;
+      stdio[i].push_back(r);
+      names.emplace(f.id, p.s->stdio_names[k]);
+    }
+  }
+  const std::vector<posix_record> posix_out = reduce_module(posix, result.shared_records);
+  const std::vector<stdio_record> stdio_out = reduce_module(stdio, result.shared_records);
+  result.posix_records = posix_out.size();
+  result.stdio_records = stdio_out.size();
+
+  std::vector<std::vector<std::uint8_t>> heatmaps, traces;
+  const std::string host = options.host.empty() ? this_host() : options.host;
+  for (const process& p : procs) {
+    for (const heatmap_api api : {heatmap_posix, heatmap_stdio, heatmap_mpiio}) {
+      const heatmap_record h = heatmap_of(*p.s, api, p.rank, p.time, end_seconds);
+      if (h.empty()) continue;
+      names.emplace(h.id, heatmap_names[api]);
+      log_heatmap_record r{h.id, h.rank, h.bin_width_seconds, h.write_bins, h.read_bins};
+      encode_heatmap_record(r, heatmaps.emplace_back());
+    }
+    // The trace, one record per file, writes then reads in call order.
+    std::map<std::uint32_t, log_trace_record> by_file;
+    for (const trace_segment& t : p.s->trace) {
+      if (t.kind != trace_posix_read && t.kind != trace_posix_write) continue;
+      if (t.slot >= p.s->posix.size()) continue;
+      log_trace_record& r = by_file[t.slot];
+      r.id = p.s->posix[t.slot].id;
+      r.rank = p.rank;
+      r.hostname = host;
+      (t.kind == trace_posix_write ? r.writes : r.reads)
+          .push_back({t.offset, t.length, p.time.timestamp(std::int64_t(t.start)),
+                      p.time.timestamp(std::int64_t(t.end)), t.thread});
+    }
+    for (const auto& [slot, r] : by_file) encode_trace_record(r, traces.emplace_back());
+    if (p.s->trace_dropped != 0) result.partial_modules |= std::uint64_t(1) << darshan::DXT_POSIX_MOD;
+  }
+
+  // The log: every module granted exactly what it holds.
+  std::size_t name_bytes = 0;
+  for (const auto& [id, n] : names) name_bytes += 16 + n.size();
+  auto cost = [](std::size_t records, std::size_t each) { return records * (4 + each); };
+  std::size_t heatmap_bytes = 0, trace_bytes = 0;
+  for (const auto& h : heatmaps) heatmap_bytes += 4 + h.size();
+  for (const auto& t : traces) trace_bytes += 4 + t.size();
+  log_core_options o;
+  o.compression = options.compression;
+  o.module_memory_bytes = cost(posix_out.size(), sizeof(posix_record)) +
+                          cost(stdio_out.size(), sizeof(stdio_record)) + heatmap_bytes + trace_bytes;
+  o.name_memory_bytes = name_bytes;
+  log_core core(o);
+  core.register_module(posix_log_module_name, posix_log_module_id, posix_log_module_version,
+                       cost(posix_out.size(), sizeof(posix_record)));
+  core.register_module(stdio_log_module_name, stdio_log_module_id, stdio_log_module_version,
+                       cost(stdio_out.size(), sizeof(stdio_record)));
+  core.register_module(heatmap_log_module_name, heatmap_log_module_id, heatmap_log_module_version,
+                       heatmap_bytes);
+  if (!traces.empty() || (result.partial_modules >> darshan::DXT_POSIX_MOD & 1) != 0) {
+    core.register_module(dxt_posix_log_module_name, dxt_posix_log_module_id,
+                         dxt_posix_log_module_version, trace_bytes);
+  }
+  for (const auto& r : posix_out) core.add_record(posix_log_module_id, &r, sizeof r);
+  for (const auto& r : stdio_out) core.add_record(stdio_log_module_id, &r, sizeof r);
+  for (const auto& h : heatmaps) core.add_record(heatmap_log_module_id, h.data(), h.size());
+  for (const auto& t : traces) core.add_record(dxt_posix_log_module_id, t.data(), t.size());
+  for (const auto& [id, n] : names) core.add_name_with_id(id, n);
+  if ((result.partial_modules >> darshan::POSIX_MOD & 1) != 0) core.mark_partial(posix_log_module_id);
+  if ((result.partial_modules >> darshan::STDIO_MOD & 1) != 0) core.mark_partial(stdio_log_module_id);
+  if ((result.partial_modules >> darshan::DXT_POSIX_MOD & 1) != 0) {
+    core.mark_partial(dxt_posix_log_module_id);
+  }
+
+  job_record& job = core.job();
+  job.host = host;
+  job.start_ns = job_start;
+  job.end_ns = job_end;
+  if (!options.command_line.empty()) {
+    job.command_line = options.command_line;
+  } else if (!segments.empty()) {
+    const segment_header& h = segments.front().header;
+    job.command_line.assign(h.command_line, strnlen(h.command_line, sizeof h.command_line));
+  }
+  job.metadata.emplace_back("lib", "perfdm io");
+  job.metadata.emplace_back("nprocs", std::to_string(procs.size()));
+  for (const auto& s : segments) {
+    if (s.mounts.empty()) continue;
+    for (const auto& m : s.mounts) job.metadata.emplace_back("mount", std::string(m.path) + "\t" + m.type);
+    break;
+  }
+  for (const process& p : procs) {
+    const segment_header& h = p.s->header;
+    std::string v = std::to_string(p.rank) + " " + std::to_string(h.pid) + " " +
+                    std::string(h.exe, strnlen(h.exe, sizeof h.exe));
+    if (h.fork_parent != 0) v += " forked from " + std::to_string(h.fork_parent);
+    if (h.state != segment_finished) v += " (did not exit)";
+    job.metadata.emplace_back("process", v);
+    job.pids.push_back(std::uint64_t(h.pid));
+  }
+  if (result.uncounted_calls != 0) {
+    job.metadata.emplace_back("uncounted_calls", std::to_string(result.uncounted_calls));
+  }
+  if (result.torn_records != 0) {
+    job.metadata.emplace_back("torn_records", std::to_string(result.torn_records));
+  }
+  core.write(path);
+  return result;
+}
+
+}  // namespace perfdm::io

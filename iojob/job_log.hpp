@@ -1,0 +1,40 @@
+// One log for a whole run: the processes' segments reduced as Darshan's shutdown does
+// (darshan-runtime/lib/darshan-core.c, darshan_core_shutdown) and written as a perfdm log
+// (docs/LOG-FORMAT.md) with the I/O modules (log/log_io_records.hpp). Processes are ranks in
+// the order they started; with more than one, a file every process had becomes one record of
+// rank -1 (shared_reduction.hpp), the others stay per rank. A process's ticks become seconds
+// with two clock readings far apart: its start and its end (or, for a process that did not
+// exit, the time of this reduction).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "iojob/segment_snapshot.hpp"
+#include "log/log_codec.hpp"
+
+namespace perfdm::io {
+
+struct job_log_options {
+  log_compression compression = log_compression::zlib;
+  std::string command_line;  // empty: the first process's
+  std::string host;          // empty: this machine's name
+};
+
+struct job_log_result {
+  std::size_t processes = 0;
+  std::size_t unfinished = 0;  // processes that did not exit (killed, exec'd, _exit)
+  std::size_t posix_records = 0;
+  std::size_t stdio_records = 0;
+  std::size_t shared_records = 0;
+  std::uint64_t partial_modules = 0;  // bit per Darshan module id
+  std::uint64_t uncounted_calls = 0;
+  std::uint32_t torn_records = 0;
+};
+
+// Writes the log of `segments` to `path` (`path`.partial first). Throws log_error.
+job_log_result write_job_log(const std::vector<segment_snapshot>& segments,
+                             const std::string& path, const job_log_options& options = {});
+
+}  // namespace perfdm::io

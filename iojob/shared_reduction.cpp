@@ -1,0 +1,170 @@
+#include "iojob/shared_reduction.hpp"
+
+namespace perfdm::io {
+
+namespace {
+
+// Earliest non-zero start of two (Darshan: "min non-zero (if available)").
+double min_non_zero(double in, double inout) {
+  return ((in < inout && in > 0) || inout == 0) ? in : inout;
+}
+
+// The fastest/slowest fields every rank sets on its own record before the reduction.
+template <class Record>
+void mark_rank(Record& r, int fastest, int fastest_bytes, int slowest, int slowest_bytes,
+               int f_fastest, int f_slowest, double time, std::int64_t bytes) {
+  r.counters[fastest] = r.rank;
+  r.counters[fastest_bytes] = bytes;
+  r.counters[slowest] = r.rank;
+  r.counters[slowest_bytes] = bytes;
+  r.fcounters[f_fastest] = time;
+  r.fcounters[f_slowest] = time;
+}
+
+template <class Record>
+void fastest_slowest(Record& out, const Record& in, const Record& inout, int fastest,
+                     int fastest_bytes, int slowest, int slowest_bytes, int f_fastest,
+                     int f_slowest) {
+  const Record& f = in.fcounters[f_fastest] < inout.fcounters[f_fastest] ? in : inout;
+  out.counters[fastest] = f.counters[fastest];
+  out.counters[fastest_bytes] = f.counters[fastest_bytes];
+  out.fcounters[f_fastest] = f.fcounters[f_fastest];
+  const Record& s = in.fcounters[f_slowest] > inout.fcounters[f_slowest] ? in : inout;
+  out.counters[slowest] = s.counters[slowest];
+  out.counters[slowest_bytes] = s.counters[slowest_bytes];
+  out.fcounters[f_slowest] = s.fcounters[f_slowest];
+}
+
+double population_variance(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double mean = 0;
+  for (const double x : v) mean += x;
+  mean /= double(v.size());
+  double s = 0;
+  for (const double x : v) s += (x - mean) * (x - mean);
+  return s / double(v.size());
+}
+
+double posix_time(const posix_record& r) {
+  return r.fcounters[POSIX_F_READ_TIME] + r.fcounters[POSIX_F_WRITE_TIME] +
+         r.fcounters[POSIX_F_META_TIME];
+}
+std::int64_t posix_bytes(const posix_record& r) {
+  return r.counters[POSIX_BYTES_READ] + r.counters[POSIX_BYTES_WRITTEN];
+}
+double stdio_time(const stdio_record& r) {
+  return r.fcounters[STDIO_F_READ_TIME] + r.fcounters[STDIO_F_WRITE_TIME] +
+         r.fcounters[STDIO_F_META_TIME];
+}
+std::int64_t stdio_bytes(const stdio_record& r) {
+  return r.counters[STDIO_BYTES_READ] + r.counters[STDIO_BYTES_WRITTEN];
+}
+
+// posix_record_reduction_op: `in` folded into `inout`.
+posix_record reduce_pair(posix_record in, posix_record inout) {
+  posix_record t{};
+  t.id = in.id;
+  t.rank = -1;
+  for (int j = POSIX_OPENS; j <= POSIX_RENAME_TARGETS; ++j) {
+    t.counters[j] = in.counters[j] + inout.counters[j];
+    if (t.counters[j] < 0) t.counters[j] = -1;  // counters not kept (POSIX_MMAPS) stay -1
+  }
+  t.counters[POSIX_RENAMED_FROM] = in.counters[POSIX_RENAMED_FROM];
+  t.counters[POSIX_MODE] = in.counters[POSIX_MODE];
+  for (int j = POSIX_BYTES_READ; j <= POSIX_BYTES_WRITTEN; ++j)
+    t.counters[j] = in.counters[j] + inout.counters[j];
+  for (int j = POSIX_MAX_BYTE_READ; j <= POSIX_MAX_BYTE_WRITTEN; ++j)
+    t.counters[j] = in.counters[j] > inout.counters[j] ? in.counters[j] : inout.counters[j];
+  for (int j = POSIX_CONSEC_READS; j <= POSIX_MEM_NOT_ALIGNED; ++j)
+    t.counters[j] = in.counters[j] + inout.counters[j];
+  t.counters[POSIX_MEM_ALIGNMENT] = in.counters[POSIX_MEM_ALIGNMENT];
+  t.counters[POSIX_FILE_NOT_ALIGNED] =
+      in.counters[POSIX_FILE_NOT_ALIGNED] + inout.counters[POSIX_FILE_NOT_ALIGNED];
+  t.counters[POSIX_FILE_ALIGNMENT] = in.counters[POSIX_FILE_ALIGNMENT];
+  for (int j = POSIX_SIZE_READ_0_100; j <= POSIX_SIZE_WRITE_1G_PLUS; ++j)
+    t.counters[j] = in.counters[j] + inout.counters[j];
+  // Top-4 strides and sizes: `inout`'s slots merged with `in`'s (Darshan's order).
+  for (const int base : {int(POSIX_STRIDE1_STRIDE), int(POSIX_ACCESS1_ACCESS)}) {
+    merge_common_values(&inout.counters[base], &inout.counters[base + 4], &in.counters[base],
+                        &in.counters[base + 4]);
+    for (int j = 0; j < 8; ++j) t.counters[base + j] = inout.counters[base + j];
+  }
+  for (int j = POSIX_F_OPEN_START_TIMESTAMP; j <= POSIX_F_CLOSE_START_TIMESTAMP; ++j)
+    t.fcounters[j] = min_non_zero(in.fcounters[j], inout.fcounters[j]);
+  for (int j = POSIX_F_OPEN_END_TIMESTAMP; j <= POSIX_F_CLOSE_END_TIMESTAMP; ++j)
+    t.fcounters[j] = in.fcounters[j] > inout.fcounters[j] ? in.fcounters[j] : inout.fcounters[j];
+  for (int j = POSIX_F_READ_TIME; j <= POSIX_F_META_TIME; ++j)
+    t.fcounters[j] = in.fcounters[j] + inout.fcounters[j];
+  const posix_record& mr =
+      in.fcounters[POSIX_F_MAX_READ_TIME] > inout.fcounters[POSIX_F_MAX_READ_TIME] ? in : inout;
+  t.fcounters[POSIX_F_MAX_READ_TIME] = mr.fcounters[POSIX_F_MAX_READ_TIME];
+  t.counters[POSIX_MAX_READ_TIME_SIZE] = mr.counters[POSIX_MAX_READ_TIME_SIZE];
+  const posix_record& mw =
+      in.fcounters[POSIX_F_MAX_WRITE_TIME] > inout.fcounters[POSIX_F_MAX_WRITE_TIME] ? in : inout;
+  t.fcounters[POSIX_F_MAX_WRITE_TIME] = mw.fcounters[POSIX_F_MAX_WRITE_TIME];
+  t.counters[POSIX_MAX_WRITE_TIME_SIZE] = mw.counters[POSIX_MAX_WRITE_TIME_SIZE];
+  fastest_slowest(t, in, inout, POSIX_FASTEST_RANK, POSIX_FASTEST_RANK_BYTES, POSIX_SLOWEST_RANK,
+                  POSIX_SLOWEST_RANK_BYTES, POSIX_F_FASTEST_RANK_TIME, POSIX_F_SLOWEST_RANK_TIME);
+  for (int j = 0; j < POSIX_EXTRA_NUM_INDICES; ++j) t.extra[j] = in.extra[j] + inout.extra[j];
+  return t;
+}
+
+// stdio_record_reduction_op.
+stdio_record reduce_pair(const stdio_record& in, const stdio_record& inout) {
+  stdio_record t{};
+  t.id = in.id;
+  t.rank = -1;
+  for (int j = STDIO_OPENS; j <= STDIO_BYTES_READ; ++j)
+    t.counters[j] = in.counters[j] + inout.counters[j];
+  for (int j = STDIO_MAX_BYTE_READ; j <= STDIO_MAX_BYTE_WRITTEN; ++j)
+    t.counters[j] = in.counters[j] > inout.counters[j] ? in.counters[j] : inout.counters[j];
+  for (int j = STDIO_F_META_TIME; j <= STDIO_F_READ_TIME; ++j)
+    t.fcounters[j] = in.fcounters[j] + inout.fcounters[j];
+  for (int j = STDIO_F_OPEN_START_TIMESTAMP; j <= STDIO_F_READ_START_TIMESTAMP; ++j)
+    t.fcounters[j] = min_non_zero(in.fcounters[j], inout.fcounters[j]);
+  for (int j = STDIO_F_OPEN_END_TIMESTAMP; j <= STDIO_F_READ_END_TIMESTAMP; ++j)
+    t.fcounters[j] = in.fcounters[j] > inout.fcounters[j] ? in.fcounters[j] : inout.fcounters[j];
+  fastest_slowest(t, in, inout, STDIO_FASTEST_RANK, STDIO_FASTEST_RANK_BYTES, STDIO_SLOWEST_RANK,
+                  STDIO_SLOWEST_RANK_BYTES, STDIO_F_FASTEST_RANK_TIME, STDIO_F_SLOWEST_RANK_TIME);
+  return t;
+}
+
+}  // namespace
+
+posix_record reduce_shared(std::vector<posix_record> per_rank) {
+  std::vector<double> times, bytes;
+  for (auto& r : per_rank) {
+    const double t = posix_time(r);
+    const std::int64_t b = posix_bytes(r);
+    mark_rank(r, POSIX_FASTEST_RANK, POSIX_FASTEST_RANK_BYTES, POSIX_SLOWEST_RANK,
+              POSIX_SLOWEST_RANK_BYTES, POSIX_F_FASTEST_RANK_TIME, POSIX_F_SLOWEST_RANK_TIME, t, b);
+    times.push_back(t);
+    bytes.push_back(double(b));
+  }
+  posix_record acc = per_rank.front();
+  for (std::size_t i = 1; i < per_rank.size(); ++i) acc = reduce_pair(per_rank[i], acc);
+  acc.rank = -1;
+  acc.fcounters[POSIX_F_VARIANCE_RANK_TIME] = population_variance(times);
+  acc.fcounters[POSIX_F_VARIANCE_RANK_BYTES] = population_variance(bytes);
+  return acc;
+}
+
+stdio_record reduce_shared(std::vector<stdio_record> per_rank) {
+  std::vector<double> times, bytes;
+  for (auto& r : per_rank) {
+    const double t = stdio_time(r);
+    const std::int64_t b = stdio_bytes(r);
+    mark_rank(r, STDIO_FASTEST_RANK, STDIO_FASTEST_RANK_BYTES, STDIO_SLOWEST_RANK,
+              STDIO_SLOWEST_RANK_BYTES, STDIO_F_FASTEST_RANK_TIME, STDIO_F_SLOWEST_RANK_TIME, t, b);
+    times.push_back(t);
+    bytes.push_back(double(b));
+  }
+  stdio_record acc = per_rank.front();
+  for (std::size_t i = 1; i < per_rank.size(); ++i) acc = reduce_pair(per_rank[i], acc);
+  acc.rank = -1;
+  acc.fcounters[STDIO_F_VARIANCE_RANK_TIME] = population_variance(times);
+  acc.fcounters[STDIO_F_VARIANCE_RANK_BYTES] = population_variance(bytes);
+  return acc;
+}
+
+}  // namespace perfdm::io

@@ -1,0 +1,37 @@
+#include "iolib/stdio_counting.hpp"
+
+#include <fcntl.h>
+#include <limits.h>
+
+namespace perfdm::io::lib {
+
+void count_fopen(FILE* fp, const char* path, std::uint64_t t1, std::uint64_t t2) {
+  library_guard guard;
+  char name[2 * PATH_MAX];
+  std::int32_t record = 0;
+  if (clean_name(AT_FDCWD, path, name, sizeof name)) record = stdio_record(name);
+  if (record == 0) {
+    forget_stream(fp);
+    return;
+  }
+  set_stream_record(fp, record);
+  stdio_file& f = stdio_at(record - 1);
+  f.lock.lock();
+  stdio_open(f, true, -1, t1, t2);
+  f.lock.unlock();
+}
+
+void count_fdopen(FILE* fp, int fd, std::uint64_t t1, std::uint64_t t2) {
+  library_guard guard;
+  const std::int32_t posix = static_cast<unsigned>(fd) < max_fds ? fd_records[fd] : 0;
+  if (posix == 0) return;
+  const std::int32_t record = stdio_record(posix_name(posix - 1));
+  if (record == 0) return;
+  set_stream_record(fp, record);
+  stdio_file& f = stdio_at(record - 1);
+  f.lock.lock();
+  stdio_open(f, false, STDIO_FDOPENS, t1, t2);
+  f.lock.unlock();
+}
+
+}  // namespace perfdm::io::lib
