@@ -71,15 +71,16 @@ void remove_job_dir(const std::string& dir) {
   std::filesystem::remove_all(dir, ec);
 }
 
-void set_env(const char* name, const std::string& value) { setenv(name, value.c_str(), 1); }
+void set_env(const char* name, const std::string& value) {
+  setenv(name, value.c_str(), 1);
+}
 
 // In the child: the library and its options, then the program.
 [[noreturn]] void exec_program(const io_command_options& o, const std::string& library,
                                const std::string& job_dir) {
   const char* preload = std::getenv("LD_PRELOAD");
-  set_env("LD_PRELOAD", preload != nullptr && preload[0] != '\0'
-                            ? library + ":" + preload
-                            : library);
+  set_env("LD_PRELOAD",
+          preload != nullptr && preload[0] != '\0' ? library + ":" + preload : library);
   set_env("PERFDM_IO_JOB", job_dir);
   if (o.trace) set_env("PERFDM_IO_TRACE", "1");
   if (o.darshan_only) set_env("PERFDM_IO_DARSHAN_ONLY", "1");
@@ -118,7 +119,8 @@ std::string io_library_path() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / "lib" / "perfdm" / "libperfdm-io.so";
+    const fs::path installed =
+        exe.parent_path().parent_path() / "lib" / "perfdm" / "libperfdm-io.so";
     if (fs::exists(installed, ec)) return installed.string();
   }
 #ifdef PERFDM_IO_LIBRARY
@@ -159,8 +161,7 @@ CLI::App* add_io_command(CLI::App& app, io_command_options& o) {
                   "records per module and process (default 16384); beyond them the log is "
                   "partial")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 24));
-  sub->add_option("--mem-alignment", o.mem_alignment,
-                  "POSIX_MEM_ALIGNMENT in bytes (default 8)")
+  sub->add_option("--mem-alignment", o.mem_alignment, "POSIX_MEM_ALIGNMENT in bytes (default 8)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 30));
   sub->add_option("--log-compression", o.compression, "zlib (default) or zstd")
       ->check(CLI::IsMember({"zlib", "zstd"}));
@@ -203,7 +204,8 @@ int run_io_command(const io_command_options& o, std::ostream& out, std::ostream&
   }
   const std::time_t started = std::time(nullptr);
   // While the program runs, Ctrl-C is the program's: perfdm io writes the log after it ends.
-  struct sigaction ignore {}, old_int{}, old_quit{};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);

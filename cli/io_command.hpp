@@ -20,8 +20,8 @@ struct io_command_options {
   bool library = false;              // --library: print the library's path
   bool quiet = false;                // no summary
   std::size_t top = 5;
-  bool trace = false;         // --trace: the per-call trace (DXT)
-  bool darshan_only = false;  // --darshan-only: count only what Darshan 3.5.0 sees
+  bool trace = false;                // --trace: the per-call trace (DXT)
+  bool darshan_only = false;         // --darshan-only: count only what Darshan 3.5.0 sees
   std::vector<std::string> exclude;  // --exclude REGEX
   std::vector<std::string> include;  // --include REGEX
   bool no_default_excludes = false;

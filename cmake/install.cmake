@@ -6,6 +6,9 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS perfdm EXPORT perfdmTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The preloaded I/O library, where `perfdm io --library` looks for it: <prefix>/lib/perfdm/
+# (beside bin/, whatever the multiarch libdir).
+install(TARGETS perfdm_io LIBRARY DESTINATION lib/perfdm)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
 install(DIRECTORY examples/integration DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)

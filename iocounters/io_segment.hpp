@@ -98,7 +98,7 @@ struct segment_header {
   std::uint64_t trace_bytes;
   std::uint32_t command_line_size;
   std::uint32_t reserved;
-  char exe[256];  // the program's path (/proc/self/exe)
+  char exe[256];                            // the program's path (/proc/self/exe)
   char command_line[darshan::exe_len + 1];  // arguments joined by spaces, as Darshan keeps it
 };
 static_assert(sizeof(segment_header) <= segment_header_size);

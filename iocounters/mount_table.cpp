@@ -6,8 +6,8 @@ namespace perfdm::io {
 
 bool mount_type_excluded(std::string_view type) {
   static constexpr std::string_view excluded[] = {
-      "tmpfs", "proc", "sysfs",     "devpts", "binfmt_misc", "fusectl",  "debugfs",
-      "securityfs", "nfsd", "none", "rpc_pipefs", "hugetlbfs", "cgroup"};
+      "tmpfs",      "proc", "sysfs", "devpts",     "binfmt_misc", "fusectl", "debugfs",
+      "securityfs", "nfsd", "none",  "rpc_pipefs", "hugetlbfs",   "cgroup"};
   for (const auto e : excluded)
     if (type == e) return true;
   return false;
@@ -49,8 +49,8 @@ std::string_view field(std::string_view& line) {
 void unescape(std::string_view f, char* out, std::size_t size) {
   std::size_t n = 0;
   for (std::size_t i = 0; i < f.size() && n + 1 < size; ++i) {
-    if (f[i] == '\\' && i + 3 < f.size() && f[i + 1] >= '0' && f[i + 1] <= '3' &&
-        f[i + 2] >= '0' && f[i + 2] <= '7' && f[i + 3] >= '0' && f[i + 3] <= '7') {
+    if (f[i] == '\\' && i + 3 < f.size() && f[i + 1] >= '0' && f[i + 1] <= '3' && f[i + 2] >= '0' &&
+        f[i + 2] <= '7' && f[i + 3] >= '0' && f[i + 3] <= '7') {
       out[n++] = char((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 + (f[i + 3] - '0'));
       i += 3;
     } else {

@@ -8,9 +8,9 @@ namespace perfdm::io {
 
 namespace {
 
-constexpr std::string_view default_exclusions[] = {"/etc/", "/dev/", "/usr/", "/bin/",
-                                                   "/boot/", "/lib/", "/opt/", "/sbin/",
-                                                   "/sys/", "/proc/", "/var/"};
+constexpr std::string_view default_exclusions[] = {"/etc/",  "/dev/",  "/usr/", "/bin/",
+                                                   "/boot/", "/lib/",  "/opt/", "/sbin/",
+                                                   "/sys/",  "/proc/", "/var/"};
 constexpr std::string_view default_inclusion = "/var/opt/cray/dws/mounts/";
 
 bool starts_with(std::string_view s, std::string_view prefix) {

@@ -74,8 +74,8 @@ struct posix_file {
 // A new record: alignments as Darshan sets them at creation; POSIX_MMAPS -1 when mmap is not
 // counted (Darshan's preload library never counts it).
 inline void posix_init(posix_file& f, std::uint64_t id, std::uint64_t name_offset,
-                       std::int32_t mount, std::int64_t mem_alignment,
-                       std::int64_t file_alignment, bool counts_mmap) {
+                       std::int32_t mount, std::int64_t mem_alignment, std::int64_t file_alignment,
+                       bool counts_mmap) {
   f.id = id;
   f.name_offset = name_offset;
   f.mount = mount;
@@ -87,8 +87,8 @@ inline void posix_init(posix_file& f, std::uint64_t id, std::uint64_t name_offse
 // An open-type call. `by_path`: open/creat/openat/mkstemp (resets the offset model);
 // otherwise dup, dup2, fcntl(F_DUPFD) or fileno, counted in `also` (POSIX_DUPS,
 // POSIX_FILENOS). `mode` non-zero sets POSIX_MODE.
-inline void posix_open(posix_file& f, std::int64_t mode, bool by_path, int also,
-                       std::uint64_t t1, std::uint64_t t2) {
+inline void posix_open(posix_file& f, std::int64_t mode, bool by_path, int also, std::uint64_t t1,
+                       std::uint64_t t2) {
   if (mode != 0) f.counters[POSIX_MODE] = mode;
   if (by_path) {
     f.offset = 0;
@@ -150,8 +150,7 @@ inline std::int64_t posix_access(posix_file& f, bool is_read, std::int64_t offse
   return at;
 }
 
-inline void posix_seek(posix_file& f, std::int64_t new_offset, std::uint64_t t1,
-                       std::uint64_t t2) {
+inline void posix_seek(posix_file& f, std::int64_t new_offset, std::uint64_t t1, std::uint64_t t2) {
   f.offset = new_offset;
   add_time_no_overlap(f.fticks[POSIX_F_META_TIME], t1, t2, f.last_meta_end);
   f.counters[POSIX_SEEKS] += 1;

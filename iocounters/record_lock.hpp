@@ -19,8 +19,8 @@ struct record_lock {
   bool lock(std::uint32_t max_spins = ~0u) {
     for (std::uint32_t n = 0;; ++n) {
       std::uint32_t s = __atomic_load_n(&seq, __ATOMIC_RELAXED);
-      if ((s & 1u) == 0 && __atomic_compare_exchange_n(&seq, &s, s + 1, true, __ATOMIC_ACQUIRE,
-                                                       __ATOMIC_RELAXED)) {
+      if ((s & 1u) == 0 &&
+          __atomic_compare_exchange_n(&seq, &s, s + 1, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         return true;
       }
       if (n >= max_spins) return false;
@@ -29,14 +29,15 @@ struct record_lock {
 #endif
     }
   }
-  void unlock() { __atomic_store_n(&seq, seq + 1, __ATOMIC_RELEASE); }
+  void unlock() {
+    __atomic_store_n(&seq, seq + 1, __ATOMIC_RELEASE);
+  }
 };
 
 // Copies `size` bytes of a record guarded by `lock` (its first member) into `out`, retrying
 // while a writer is at work; after `max_tries` (a writer that died holding it) the copy is
 // taken as it is. Returns true for a consistent copy.
-inline bool read_record(const void* record, void* out, std::size_t size,
-                        int max_tries = 1000) {
+inline bool read_record(const void* record, void* out, std::size_t size, int max_tries = 1000) {
   const auto* seq = static_cast<const std::uint32_t*>(record);
   for (int t = 0;; ++t) {
     const std::uint32_t before = __atomic_load_n(seq, __ATOMIC_ACQUIRE);

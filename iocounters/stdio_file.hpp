@@ -35,8 +35,7 @@ inline void stdio_init(stdio_file& f, std::uint64_t id, std::uint64_t name_offse
 }
 
 // fopen, freopen (`by_path`: resets the shadow offset) or fdopen (`also` STDIO_FDOPENS).
-inline void stdio_open(stdio_file& f, bool by_path, int also, std::uint64_t t1,
-                       std::uint64_t t2) {
+inline void stdio_open(stdio_file& f, bool by_path, int also, std::uint64_t t1, std::uint64_t t2) {
   if (by_path) f.offset = 0;
   f.counters[STDIO_OPENS] += 1;
   if (also >= 0) f.counters[also] += 1;
@@ -47,7 +46,8 @@ inline void stdio_open(stdio_file& f, bool by_path, int also, std::uint64_t t1,
 inline void stdio_read(stdio_file& f, std::int64_t bytes, std::uint64_t t1, std::uint64_t t2) {
   const std::int64_t at = f.offset;
   f.offset = at + bytes;
-  if (f.counters[STDIO_MAX_BYTE_READ] < at + bytes - 1) f.counters[STDIO_MAX_BYTE_READ] = at + bytes - 1;
+  if (f.counters[STDIO_MAX_BYTE_READ] < at + bytes - 1)
+    f.counters[STDIO_MAX_BYTE_READ] = at + bytes - 1;
   f.counters[STDIO_BYTES_READ] += bytes;
   f.counters[STDIO_READS] += 1;
   stamp(f.fticks[STDIO_F_READ_START_TIMESTAMP], f.fticks[STDIO_F_READ_END_TIMESTAMP], t1, t2);
@@ -69,8 +69,7 @@ inline void stdio_write(stdio_file& f, std::int64_t bytes, bool flush, std::uint
 }
 
 // fseek & co. (the offset ftell gives after it) and rewind (0).
-inline void stdio_seek(stdio_file& f, std::int64_t new_offset, std::uint64_t t1,
-                       std::uint64_t t2) {
+inline void stdio_seek(stdio_file& f, std::int64_t new_offset, std::uint64_t t1, std::uint64_t t2) {
   f.offset = new_offset;
   add_time_no_overlap(f.fticks[STDIO_F_META_TIME], t1, t2, f.last_meta_end);
   f.counters[STDIO_SEEKS] += 1;

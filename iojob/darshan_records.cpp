@@ -8,37 +8,35 @@ namespace perfdm::io {
 
 namespace {
 
-bool is_timestamp_posix(int i) {
-  return i >= POSIX_F_OPEN_START_TIMESTAMP && i <= POSIX_F_CLOSE_END_TIMESTAMP;
-}
-
-bool is_timestamp_stdio(int i) {
-  return i >= STDIO_F_OPEN_START_TIMESTAMP && i <= STDIO_F_READ_END_TIMESTAMP;
+// Counters copied; real counters from ticks: timestamps (those from `first_stamp` to
+// `last_stamp`) to seconds since the job started, the others (times) to seconds.
+template <class Record, class File>
+Record convert(const File& f, std::int64_t rank, const time_base& t, int first_stamp,
+               int last_stamp) {
+  Record r{};
+  r.id = f.id;
+  r.rank = rank;
+  std::memcpy(r.counters, f.counters, sizeof r.counters);
+  constexpr int n = sizeof r.fcounters / sizeof r.fcounters[0];
+  for (int i = 0; i < n; ++i) {
+    const bool stamp = i >= first_stamp && i <= last_stamp;
+    r.fcounters[i] = stamp ? t.timestamp(f.fticks[i]) : t.duration(f.fticks[i]);
+  }
+  return r;
 }
 
 }  // namespace
 
 posix_record to_record(const posix_file& f, std::int64_t rank, const time_base& t) {
-  posix_record r{};
-  r.id = f.id;
-  r.rank = rank;
-  std::memcpy(r.counters, f.counters, sizeof r.counters);
-  for (int i = 0; i < POSIX_F_NUM_INDICES; ++i) {
-    r.fcounters[i] = is_timestamp_posix(i) ? t.timestamp(f.fticks[i]) : t.duration(f.fticks[i]);
-  }
+  posix_record r =
+      convert<posix_record>(f, rank, t, POSIX_F_OPEN_START_TIMESTAMP, POSIX_F_CLOSE_END_TIMESTAMP);
   std::memcpy(r.extra, f.extra, sizeof r.extra);
   return r;
 }
 
 stdio_record to_record(const stdio_file& f, std::int64_t rank, const time_base& t) {
-  stdio_record r{};
-  r.id = f.id;
-  r.rank = rank;
-  std::memcpy(r.counters, f.counters, sizeof r.counters);
-  for (int i = 0; i < STDIO_F_NUM_INDICES; ++i) {
-    r.fcounters[i] = is_timestamp_stdio(i) ? t.timestamp(f.fticks[i]) : t.duration(f.fticks[i]);
-  }
-  return r;
+  return convert<stdio_record>(f, rank, t, STDIO_F_OPEN_START_TIMESTAMP,
+                               STDIO_F_READ_END_TIMESTAMP);
 }
 
 bool used_in_child(const posix_file& f) {
@@ -64,8 +62,7 @@ bool used_in_child(const stdio_file& f) {
 }
 
 bool unused_standard_stream(const stdio_record& r) {
-  static const std::uint64_t ids[] = {darshan::record_id("<STDIN>"),
-                                      darshan::record_id("<STDOUT>"),
+  static const std::uint64_t ids[] = {darshan::record_id("<STDIN>"), darshan::record_id("<STDOUT>"),
                                       darshan::record_id("<STDERR>")};
   if (r.id != ids[0] && r.id != ids[1] && r.id != ids[2]) return false;
   return r.counters[STDIO_WRITES] == 0 && r.counters[STDIO_READS] == 0;

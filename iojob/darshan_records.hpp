@@ -16,7 +16,7 @@ using stdio_record = log_stdio_record;
 
 // How one process's ticks become the log's seconds.
 struct time_base {
-  tick_calibration clock;   // the process's ticks to realtime
+  tick_calibration clock;     // the process's ticks to realtime
   std::int64_t job_start_ns;  // time 0 of the log's timestamps
   double timestamp(std::int64_t ticks) const {
     if (ticks == 0) return 0;

@@ -147,9 +147,10 @@ io_summary summarize(const io_log_contents& log, std::size_t top) {
     } else {
       const bool reading = a.f.bytes_read >= a.f.bytes_written;
       const std::int64_t ops = reading ? a.f.reads : a.f.writes;
-      a.f.pattern = "stdio " + std::string(reading ? "reads" : "writes") + " of " +
-                    size_in_words(ops > 0 ? (reading ? a.f.bytes_read : a.f.bytes_written) / ops : 0) +
-                    " on average";
+      a.f.pattern =
+          "stdio " + std::string(reading ? "reads" : "writes") + " of " +
+          size_in_words(ops > 0 ? (reading ? a.f.bytes_read : a.f.bytes_written) / ops : 0) +
+          " on average";
     }
     s.bytes_read += a.f.bytes_read;
     s.bytes_written += a.f.bytes_written;
@@ -179,7 +180,8 @@ io_summary summarize(const io_log_contents& log, std::size_t top) {
         "partial: a process reached its STDIO record limit; streams after the first ones are "
         "not counted (--max-records)");
   }
-  if (log.trace_partial) s.missing.push_back("partial: the trace filled its memory; later calls are not traced");
+  if (log.trace_partial)
+    s.missing.push_back("partial: the trace filled its memory; later calls are not traced");
   if (log.names_partial) s.missing.push_back("partial: some names did not fit in the name area");
   if (const auto u = log.metadata("uncounted_calls"); !u.empty()) {
     s.missing.push_back(u + " calls made from signal handlers inside the library were not counted");
@@ -198,10 +200,10 @@ io_summary summarize(const io_log_contents& log, std::size_t top) {
 std::string summary_text(const io_summary& s) {
   std::string o;
   char line[512];
-  std::snprintf(line, sizeof line, "%zu %s, %zu files (%zu read, %zu written), %s read, %s written\n",
-                s.processes, s.processes == 1 ? "process" : "processes", s.files, s.files_read,
-                s.files_written, size_in_words(s.bytes_read).c_str(),
-                size_in_words(s.bytes_written).c_str());
+  std::snprintf(line, sizeof line, "%zu %s, %zu %s (%zu read, %zu written), %s read, %s written\n",
+                s.processes, s.processes == 1 ? "process" : "processes", s.files,
+                s.files == 1 ? "file" : "files", s.files_read, s.files_written,
+                size_in_words(s.bytes_read).c_str(), size_in_words(s.bytes_written).c_str());
   o += line;
   o += "I/O time: read " + seconds(s.read_time) + ", write " + seconds(s.write_time) +
        ", metadata " + seconds(s.meta_time) + " (run " + seconds(s.run_seconds) + ")\n";

@@ -31,7 +31,8 @@ std::int64_t last_call_ns(const segment_snapshot& s, const tick_calibration& c) 
     if (ticks != 0) last = std::max(last, c.realtime_of(std::uint64_t(ticks)));
   };
   for (const auto& f : s.posix) {
-    for (int i = POSIX_F_OPEN_END_TIMESTAMP; i <= POSIX_F_CLOSE_END_TIMESTAMP; ++i) see(f.fticks[i]);
+    for (int i = POSIX_F_OPEN_END_TIMESTAMP; i <= POSIX_F_CLOSE_END_TIMESTAMP; ++i)
+      see(f.fticks[i]);
   }
   for (const auto& f : s.stdio) {
     for (int i = STDIO_F_OPEN_END_TIMESTAMP; i <= STDIO_F_READ_END_TIMESTAMP; ++i) see(f.fticks[i]);
@@ -72,6 +73,17 @@ std::vector<Record> reduce_module(const std::vector<std::vector<Record>>& per_pr
   return out;
 }
 
+// A forked child that counted nothing before it exec'd or exited is not a process of the log:
+// until it execs it is the same program as its parent.
+bool forked_and_idle(const segment_snapshot& s) {
+  if (s.header.fork_parent == 0 || !s.heatmap.empty() || !s.trace.empty()) return false;
+  for (const auto& f : s.posix)
+    if (used_in_child(f)) return false;
+  for (const auto& f : s.stdio)
+    if (used_in_child(f)) return false;
+  return true;
+}
+
 std::string this_host() {
   char h[256] = {};
   if (gethostname(h, sizeof h - 1) != 0) return "";
@@ -80,28 +92,29 @@ std::string this_host() {
 
 }  // namespace
 
-job_log_result write_job_log(const std::vector<segment_snapshot>& segments,
-                             const std::string& path, const job_log_options& options) {
+job_log_result write_job_log(const std::vector<segment_snapshot>& segments, const std::string& path,
+                             const job_log_options& options) {
   job_log_result result;
   const std::uint64_t now_ticks = read_ticks();
   const std::int64_t now_ns = realtime_ns();
 
   std::int64_t job_start = 0;
   for (const auto& s : segments) {
-    if (job_start == 0 || s.header.start_realtime_ns < job_start) job_start = s.header.start_realtime_ns;
+    if (job_start == 0 || s.header.start_realtime_ns < job_start)
+      job_start = s.header.start_realtime_ns;
   }
   std::vector<process> procs;
   std::int64_t job_end = job_start;
   for (const auto& s : segments) {
     const segment_header& h = s.header;
+    if (forked_and_idle(s)) continue;
     const bool finished = h.state == segment_finished && h.end_ticks != 0;
     process p;
     p.s = &s;
     p.rank = std::int64_t(procs.size());
-    p.time.clock = tick_calibration::from(h.start_ticks, h.start_realtime_ns,
-                                          finished ? h.end_ticks : now_ticks,
-                                          finished ? h.end_realtime_ns : now_ns,
-                                          tick_kind(h.tick_kind));
+    p.time.clock = tick_calibration::from(
+        h.start_ticks, h.start_realtime_ns, finished ? h.end_ticks : now_ticks,
+        finished ? h.end_realtime_ns : now_ns, tick_kind(h.tick_kind));
     p.time.job_start_ns = job_start;
     p.end_ns = finished ? h.end_realtime_ns : last_call_ns(s, p.time.clock);
     if (!finished) ++result.unfinished;
@@ -164,7 +177,8 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments,
                       p.time.timestamp(std::int64_t(t.end)), t.thread});
     }
     for (const auto& [slot, r] : by_file) encode_trace_record(r, traces.emplace_back());
-    if (p.s->trace_dropped != 0) result.partial_modules |= std::uint64_t(1) << darshan::DXT_POSIX_MOD;
+    if (p.s->trace_dropped != 0)
+      result.partial_modules |= std::uint64_t(1) << darshan::DXT_POSIX_MOD;
   }
 
   // The log: every module granted exactly what it holds.
@@ -177,7 +191,8 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments,
   log_core_options o;
   o.compression = options.compression;
   o.module_memory_bytes = cost(posix_out.size(), sizeof(posix_record)) +
-                          cost(stdio_out.size(), sizeof(stdio_record)) + heatmap_bytes + trace_bytes;
+                          cost(stdio_out.size(), sizeof(stdio_record)) + heatmap_bytes +
+                          trace_bytes;
   o.name_memory_bytes = name_bytes;
   log_core core(o);
   core.register_module(posix_log_module_name, posix_log_module_id, posix_log_module_version,
@@ -195,8 +210,10 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments,
   for (const auto& h : heatmaps) core.add_record(heatmap_log_module_id, h.data(), h.size());
   for (const auto& t : traces) core.add_record(dxt_posix_log_module_id, t.data(), t.size());
   for (const auto& [id, n] : names) core.add_name_with_id(id, n);
-  if ((result.partial_modules >> darshan::POSIX_MOD & 1) != 0) core.mark_partial(posix_log_module_id);
-  if ((result.partial_modules >> darshan::STDIO_MOD & 1) != 0) core.mark_partial(stdio_log_module_id);
+  if ((result.partial_modules >> darshan::POSIX_MOD & 1) != 0)
+    core.mark_partial(posix_log_module_id);
+  if ((result.partial_modules >> darshan::STDIO_MOD & 1) != 0)
+    core.mark_partial(stdio_log_module_id);
   if ((result.partial_modules >> darshan::DXT_POSIX_MOD & 1) != 0) {
     core.mark_partial(dxt_posix_log_module_id);
   }
@@ -215,7 +232,8 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments,
   job.metadata.emplace_back("nprocs", std::to_string(procs.size()));
   for (const auto& s : segments) {
     if (s.mounts.empty()) continue;
-    for (const auto& m : s.mounts) job.metadata.emplace_back("mount", std::string(m.path) + "\t" + m.type);
+    for (const auto& m : s.mounts)
+      job.metadata.emplace_back("mount", std::string(m.path) + "\t" + m.type);
     break;
   }
   for (const process& p : procs) {

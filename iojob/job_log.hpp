@@ -34,7 +34,7 @@ struct job_log_result {
 };
 
 // Writes the log of `segments` to `path` (`path`.partial first). Throws log_error.
-job_log_result write_job_log(const std::vector<segment_snapshot>& segments,
-                             const std::string& path, const job_log_options& options = {});
+job_log_result write_job_log(const std::vector<segment_snapshot>& segments, const std::string& path,
+                             const job_log_options& options = {});
 
 }  // namespace perfdm::io

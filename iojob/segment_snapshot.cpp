@@ -81,14 +81,12 @@ segment_snapshot read_segment(const std::string& path) {
   plan.posix_capacity = h.posix_capacity;
   plan.stdio_capacity = h.stdio_capacity;
   plan.names_capacity = h.names_capacity;
-  plan.trace_entries =
-      h.trace_bytes == 0 ? 0 : (h.trace_bytes - 16) / sizeof(trace_segment);
+  plan.trace_entries = h.trace_bytes == 0 ? 0 : (h.trace_bytes - 16) / sizeof(trace_segment);
   if (h.size > m.size || plan.size() > m.size || h.posix_offset != plan.posix_offset() ||
       h.stdio_offset != plan.stdio_offset() || h.names_offset != plan.names_offset() ||
       h.mounts_offset != plan.mounts_offset() || h.heatmaps_offset != plan.heatmaps_offset() ||
       (h.trace_bytes != 0 && h.trace_offset != plan.trace_offset())) {
-    fail(path, "I/O segment layout does not match its file (" + std::to_string(m.size) +
-                   " bytes)");
+    fail(path, "I/O segment layout does not match its file (" + std::to_string(m.size) + " bytes)");
   }
   const std::uint32_t posix_count =
       std::min(__atomic_load_n(&reinterpret_cast<const segment_header*>(base)->posix_count,
@@ -103,8 +101,10 @@ segment_snapshot read_segment(const std::string& path) {
       h.names_capacity);
   copy_records(base, h.posix_offset, posix_slot_size, posix_count, s.posix, s.torn_records);
   copy_records(base, h.stdio_offset, stdio_slot_size, stdio_count, s.stdio, s.torn_records);
-  for (const auto& r : s.posix) s.posix_names.push_back(name_at(base, h, r.name_offset, names_used));
-  for (const auto& r : s.stdio) s.stdio_names.push_back(name_at(base, h, r.name_offset, names_used));
+  for (const auto& r : s.posix)
+    s.posix_names.push_back(name_at(base, h, r.name_offset, names_used));
+  for (const auto& r : s.stdio)
+    s.stdio_names.push_back(name_at(base, h, r.name_offset, names_used));
 
   const std::uint32_t mounts = std::min(h.mounts_count, max_mounts);
   const auto* mt = reinterpret_cast<const mount_entry*>(base + h.mounts_offset);

@@ -9,30 +9,42 @@ double min_non_zero(double in, double inout) {
   return ((in < inout && in > 0) || inout == 0) ? in : inout;
 }
 
+// Where a module keeps the fastest and slowest process and the variances.
+struct rank_fields {
+  int fastest, fastest_bytes, slowest, slowest_bytes, f_fastest, f_slowest, f_variance_time,
+      f_variance_bytes;
+};
+constexpr rank_fields posix_fields{POSIX_FASTEST_RANK,         POSIX_FASTEST_RANK_BYTES,
+                                   POSIX_SLOWEST_RANK,         POSIX_SLOWEST_RANK_BYTES,
+                                   POSIX_F_FASTEST_RANK_TIME,  POSIX_F_SLOWEST_RANK_TIME,
+                                   POSIX_F_VARIANCE_RANK_TIME, POSIX_F_VARIANCE_RANK_BYTES};
+constexpr rank_fields stdio_fields{STDIO_FASTEST_RANK,         STDIO_FASTEST_RANK_BYTES,
+                                   STDIO_SLOWEST_RANK,         STDIO_SLOWEST_RANK_BYTES,
+                                   STDIO_F_FASTEST_RANK_TIME,  STDIO_F_SLOWEST_RANK_TIME,
+                                   STDIO_F_VARIANCE_RANK_TIME, STDIO_F_VARIANCE_RANK_BYTES};
+
 // The fastest/slowest fields every rank sets on its own record before the reduction.
 template <class Record>
-void mark_rank(Record& r, int fastest, int fastest_bytes, int slowest, int slowest_bytes,
-               int f_fastest, int f_slowest, double time, std::int64_t bytes) {
-  r.counters[fastest] = r.rank;
-  r.counters[fastest_bytes] = bytes;
-  r.counters[slowest] = r.rank;
-  r.counters[slowest_bytes] = bytes;
-  r.fcounters[f_fastest] = time;
-  r.fcounters[f_slowest] = time;
+void mark_rank(Record& r, const rank_fields& k, double time, std::int64_t bytes) {
+  r.counters[k.fastest] = r.rank;
+  r.counters[k.fastest_bytes] = bytes;
+  r.counters[k.slowest] = r.rank;
+  r.counters[k.slowest_bytes] = bytes;
+  r.fcounters[k.f_fastest] = time;
+  r.fcounters[k.f_slowest] = time;
 }
 
+// Fastest: the smaller time (ties keep `inout`); slowest: the larger.
 template <class Record>
-void fastest_slowest(Record& out, const Record& in, const Record& inout, int fastest,
-                     int fastest_bytes, int slowest, int slowest_bytes, int f_fastest,
-                     int f_slowest) {
-  const Record& f = in.fcounters[f_fastest] < inout.fcounters[f_fastest] ? in : inout;
-  out.counters[fastest] = f.counters[fastest];
-  out.counters[fastest_bytes] = f.counters[fastest_bytes];
-  out.fcounters[f_fastest] = f.fcounters[f_fastest];
-  const Record& s = in.fcounters[f_slowest] > inout.fcounters[f_slowest] ? in : inout;
-  out.counters[slowest] = s.counters[slowest];
-  out.counters[slowest_bytes] = s.counters[slowest_bytes];
-  out.fcounters[f_slowest] = s.fcounters[f_slowest];
+void fastest_slowest(Record& out, const Record& in, const Record& inout, const rank_fields& k) {
+  const Record& f = in.fcounters[k.f_fastest] < inout.fcounters[k.f_fastest] ? in : inout;
+  out.counters[k.fastest] = f.counters[k.fastest];
+  out.counters[k.fastest_bytes] = f.counters[k.fastest_bytes];
+  out.fcounters[k.f_fastest] = f.fcounters[k.f_fastest];
+  const Record& s = in.fcounters[k.f_slowest] > inout.fcounters[k.f_slowest] ? in : inout;
+  out.counters[k.slowest] = s.counters[k.slowest];
+  out.counters[k.slowest_bytes] = s.counters[k.slowest_bytes];
+  out.fcounters[k.f_slowest] = s.fcounters[k.f_slowest];
 }
 
 double population_variance(const std::vector<double>& v) {
@@ -103,8 +115,7 @@ posix_record reduce_pair(posix_record in, posix_record inout) {
       in.fcounters[POSIX_F_MAX_WRITE_TIME] > inout.fcounters[POSIX_F_MAX_WRITE_TIME] ? in : inout;
   t.fcounters[POSIX_F_MAX_WRITE_TIME] = mw.fcounters[POSIX_F_MAX_WRITE_TIME];
   t.counters[POSIX_MAX_WRITE_TIME_SIZE] = mw.counters[POSIX_MAX_WRITE_TIME_SIZE];
-  fastest_slowest(t, in, inout, POSIX_FASTEST_RANK, POSIX_FASTEST_RANK_BYTES, POSIX_SLOWEST_RANK,
-                  POSIX_SLOWEST_RANK_BYTES, POSIX_F_FASTEST_RANK_TIME, POSIX_F_SLOWEST_RANK_TIME);
+  fastest_slowest(t, in, inout, posix_fields);
   for (int j = 0; j < POSIX_EXTRA_NUM_INDICES; ++j) t.extra[j] = in.extra[j] + inout.extra[j];
   return t;
 }
@@ -124,47 +135,37 @@ stdio_record reduce_pair(const stdio_record& in, const stdio_record& inout) {
     t.fcounters[j] = min_non_zero(in.fcounters[j], inout.fcounters[j]);
   for (int j = STDIO_F_OPEN_END_TIMESTAMP; j <= STDIO_F_READ_END_TIMESTAMP; ++j)
     t.fcounters[j] = in.fcounters[j] > inout.fcounters[j] ? in.fcounters[j] : inout.fcounters[j];
-  fastest_slowest(t, in, inout, STDIO_FASTEST_RANK, STDIO_FASTEST_RANK_BYTES, STDIO_SLOWEST_RANK,
-                  STDIO_SLOWEST_RANK_BYTES, STDIO_F_FASTEST_RANK_TIME, STDIO_F_SLOWEST_RANK_TIME);
+  fastest_slowest(t, in, inout, stdio_fields);
   return t;
+}
+
+// Darshan's shutdown for one file: each rank marks itself fastest and slowest, the records
+// fold pairwise, then the variances across ranks.
+template <class Record, class Time, class Bytes>
+Record reduce_ranks(std::vector<Record> per_rank, const rank_fields& k, Time&& time,
+                    Bytes&& bytes) {
+  std::vector<double> times, moved;
+  for (auto& r : per_rank) {
+    mark_rank(r, k, time(r), bytes(r));
+    times.push_back(time(r));
+    moved.push_back(double(bytes(r)));
+  }
+  Record acc = per_rank.front();
+  for (std::size_t i = 1; i < per_rank.size(); ++i) acc = reduce_pair(per_rank[i], acc);
+  acc.rank = -1;
+  acc.fcounters[k.f_variance_time] = population_variance(times);
+  acc.fcounters[k.f_variance_bytes] = population_variance(moved);
+  return acc;
 }
 
 }  // namespace
 
 posix_record reduce_shared(std::vector<posix_record> per_rank) {
-  std::vector<double> times, bytes;
-  for (auto& r : per_rank) {
-    const double t = posix_time(r);
-    const std::int64_t b = posix_bytes(r);
-    mark_rank(r, POSIX_FASTEST_RANK, POSIX_FASTEST_RANK_BYTES, POSIX_SLOWEST_RANK,
-              POSIX_SLOWEST_RANK_BYTES, POSIX_F_FASTEST_RANK_TIME, POSIX_F_SLOWEST_RANK_TIME, t, b);
-    times.push_back(t);
-    bytes.push_back(double(b));
-  }
-  posix_record acc = per_rank.front();
-  for (std::size_t i = 1; i < per_rank.size(); ++i) acc = reduce_pair(per_rank[i], acc);
-  acc.rank = -1;
-  acc.fcounters[POSIX_F_VARIANCE_RANK_TIME] = population_variance(times);
-  acc.fcounters[POSIX_F_VARIANCE_RANK_BYTES] = population_variance(bytes);
-  return acc;
+  return reduce_ranks(std::move(per_rank), posix_fields, posix_time, posix_bytes);
 }
 
 stdio_record reduce_shared(std::vector<stdio_record> per_rank) {
-  std::vector<double> times, bytes;
-  for (auto& r : per_rank) {
-    const double t = stdio_time(r);
-    const std::int64_t b = stdio_bytes(r);
-    mark_rank(r, STDIO_FASTEST_RANK, STDIO_FASTEST_RANK_BYTES, STDIO_SLOWEST_RANK,
-              STDIO_SLOWEST_RANK_BYTES, STDIO_F_FASTEST_RANK_TIME, STDIO_F_SLOWEST_RANK_TIME, t, b);
-    times.push_back(t);
-    bytes.push_back(double(b));
-  }
-  stdio_record acc = per_rank.front();
-  for (std::size_t i = 1; i < per_rank.size(); ++i) acc = reduce_pair(per_rank[i], acc);
-  acc.rank = -1;
-  acc.fcounters[STDIO_F_VARIANCE_RANK_TIME] = population_variance(times);
-  acc.fcounters[STDIO_F_VARIANCE_RANK_BYTES] = population_variance(bytes);
-  return acc;
+  return reduce_ranks(std::move(per_rank), stdio_fields, stdio_time, stdio_bytes);
 }
 
 }  // namespace perfdm::io

@@ -41,7 +41,9 @@ void aio_lock() {
 #endif
   }
 }
-void aio_unlock() { __atomic_store_n(&aio_lock_word, 0, __ATOMIC_RELEASE); }
+void aio_unlock() {
+  __atomic_store_n(&aio_lock_word, 0, __ATOMIC_RELEASE);
+}
 
 void aio_submitted(const void* cb, int fd) {
   const std::int32_t record = fd_record(fd);
@@ -143,7 +145,8 @@ void count_io_submit(long nr, iocb** cbs, std::uint64_t t1, std::uint64_t t2) {
         submitted(fd, true, cb->aio_offset, std::int64_t(cb->aio_nbytes), mem_aligned(buf), t1, t2);
         break;
       case IOCB_CMD_PWRITE:
-        submitted(fd, false, cb->aio_offset, std::int64_t(cb->aio_nbytes), mem_aligned(buf), t1, t2);
+        submitted(fd, false, cb->aio_offset, std::int64_t(cb->aio_nbytes), mem_aligned(buf), t1,
+                  t2);
         break;
       case IOCB_CMD_PREADV:
         submitted(fd, true, cb->aio_offset,
@@ -169,7 +172,8 @@ struct pending_sqe {
 };
 
 int pending_sqes(const ring& r, unsigned to_submit, pending_sqe* out, int capacity) {
-  const unsigned head = __atomic_load_n(reinterpret_cast<unsigned*>(r.sq_ring + r.sq.head), __ATOMIC_ACQUIRE);
+  const unsigned head =
+      __atomic_load_n(reinterpret_cast<unsigned*>(r.sq_ring + r.sq.head), __ATOMIC_ACQUIRE);
   const unsigned mask = *reinterpret_cast<unsigned*>(r.sq_ring + r.sq.ring_mask);
   const auto* array = reinterpret_cast<const unsigned*>(r.sq_ring + r.sq.array);
   int n = 0;
@@ -251,7 +255,8 @@ PERFDM_IO_WRAP(ssize_t, aio_return64, (struct aiocb64 * cb)) {
   return aio_return_call(cb, real::aio_return64()(cb));
 }
 
-PERFDM_IO_WRAP(int, lio_listio, (int mode, struct aiocb* const list[], int n, struct sigevent* ev)) {
+PERFDM_IO_WRAP(int, lio_listio,
+               (int mode, struct aiocb* const list[], int n, struct sigevent* ev)) {
   const int r = real::lio_listio()(mode, list, n, ev);
   if (r == 0 && ready()) {
     for (int i = 0; i < n; ++i)

@@ -21,9 +21,8 @@
 
 // Defines the exported C function NAME (the symbol the program's calls bind to) as a C++
 // function perfdm_io_NAME, so that the C library's own declaration of NAME does not conflict.
-#define PERFDM_IO_WRAP(ret, name, params)                                           \
-  extern "C" __attribute__((visibility("default"))) ret perfdm_io_##name params \
-      __asm__(#name);                                                               \
+#define PERFDM_IO_WRAP(ret, name, params)                                                       \
+  extern "C" __attribute__((visibility("default"))) ret perfdm_io_##name params __asm__(#name); \
   ret perfdm_io_##name params
 
 namespace perfdm::io::lib {
@@ -42,8 +41,8 @@ inline bool counting_names(bool darshan_sees) {
 
 // A read or write of `bytes` on POSIX record `record` (index + 1) at `offset` (< 0: the
 // record's own offset).
-inline void count_access(std::int32_t record, bool is_read, std::int64_t offset,
-                         std::int64_t bytes, bool aligned, std::uint64_t t1, std::uint64_t t2) {
+inline void count_access(std::int32_t record, bool is_read, std::int64_t offset, std::int64_t bytes,
+                         bool aligned, std::uint64_t t1, std::uint64_t t2) {
   library_guard guard;
   posix_file& f = posix_at(record - 1);
   f.lock.lock();
@@ -51,30 +50,31 @@ inline void count_access(std::int32_t record, bool is_read, std::int64_t offset,
   f.lock.unlock();
   heatmap_add(g.heatmaps[heatmap_posix], is_read, bytes, t1, t2);
   if (g.trace != nullptr &&
-      !trace_append(*g.trace, {std::uint32_t(record - 1),
-                               is_read ? std::uint32_t(trace_posix_read) : std::uint32_t(trace_posix_write),
-                               at, bytes, t1, t2, std::uint64_t(pthread_self())})) {
+      !trace_append(*g.trace,
+                    {std::uint32_t(record - 1),
+                     is_read ? std::uint32_t(trace_posix_read) : std::uint32_t(trace_posix_write),
+                     at, bytes, t1, t2, std::uint64_t(pthread_self())})) {
     mark_partial(darshan::DXT_POSIX_MOD);
   }
 }
 
-// Runs `update(posix_file&)` on POSIX record `record` under its lock.
-template <class Update>
-inline void update_posix(std::int32_t record, Update&& update) {
+// Runs `update(record&)` on a record under its lock.
+template <class Record, class Update>
+inline void update_locked(Record& f, Update&& update) {
   library_guard guard;
-  posix_file& f = posix_at(record - 1);
   f.lock.lock();
   update(f);
   f.lock.unlock();
 }
 
+// The same on POSIX or STDIO record `record` (index + 1).
+template <class Update>
+inline void update_posix(std::int32_t record, Update&& update) {
+  update_locked(posix_at(record - 1), update);
+}
 template <class Update>
 inline void update_stdio(std::int32_t record, Update&& update) {
-  library_guard guard;
-  stdio_file& f = stdio_at(record - 1);
-  f.lock.lock();
-  update(f);
-  f.lock.unlock();
+  update_locked(stdio_at(record - 1), update);
 }
 
 inline void count_stdio_read(std::int32_t record, std::int64_t bytes, std::uint64_t t1,
@@ -83,8 +83,8 @@ inline void count_stdio_read(std::int32_t record, std::int64_t bytes, std::uint6
   heatmap_add(g.heatmaps[heatmap_stdio], true, bytes, t1, t2);
 }
 
-inline void count_stdio_write(std::int32_t record, std::int64_t bytes, bool flush,
-                              std::uint64_t t1, std::uint64_t t2) {
+inline void count_stdio_write(std::int32_t record, std::int64_t bytes, bool flush, std::uint64_t t1,
+                              std::uint64_t t2) {
   update_stdio(record, [&](stdio_file& f) { stdio_write(f, bytes, flush, t1, t2); });
   heatmap_add(g.heatmaps[heatmap_stdio], false, bytes, t1, t2);
 }
@@ -102,10 +102,34 @@ inline std::int32_t counted_fd(int fd, bool darshan_sees) {
   return fd_record(fd);
 }
 
+// A read or write call on a descriptor, timed and counted when it returned >= 0.
+template <class Call>
+ssize_t access_call(int fd, bool is_read, std::int64_t offset, bool aligned, bool darshan_sees,
+                    Call&& call) {
+  const std::int32_t record = counted_fd(fd, darshan_sees);
+  if (record == 0) return call();
+  const std::uint64_t t1 = read_ticks();
+  const ssize_t r = call();
+  const std::uint64_t t2 = read_ticks();
+  if (r >= 0) count_access(record, is_read, offset, r, aligned, t1, t2);
+  return r;
+}
+
 // After an open-type call by name that returned `fd`: the file's record (created when
 // needed), the descriptor pointed at it (or forgotten when the file is not counted).
 void count_open(int fd, int dirfd, const char* path, std::int64_t mode, std::uint64_t t1,
                 std::uint64_t t2);
+
+// An open-type call by name (open, openat, creat, mkstemp...), timed and counted.
+template <class Call>
+int open_by_name(int dirfd, const char* path, std::int64_t mode, bool darshan_sees, Call&& call) {
+  if (!counting_names(darshan_sees)) return call();
+  const std::uint64_t t1 = read_ticks();
+  const int fd = call();
+  const std::uint64_t t2 = read_ticks();
+  if (fd >= 0) count_open(fd, dirfd, path, mode, t1, t2);
+  return fd;
+}
 // After dup/dup2/dup3/fcntl(F_DUPFD): `newfd` shares `oldfd`'s record (POSIX_DUPS).
 void count_dup(int newfd, int oldfd, std::uint64_t t1, std::uint64_t t2);
 // A stat-type call that succeeded on a regular file named `path` (relative to `dirfd`).

@@ -27,16 +27,6 @@ namespace {
 
 constexpr bool extra = false;  // Darshan does not wrap these
 
-template <class Call>
-int open_by_name(int dirfd, const char* path, std::int64_t mode, Call&& call) {
-  if (!counting_names(extra)) return call();
-  const std::uint64_t t1 = read_ticks();
-  const int fd = call();
-  const std::uint64_t t2 = read_ticks();
-  if (fd >= 0) count_open(fd, dirfd, path, mode, t1, t2);
-  return fd;
-}
-
 // A stat of `path` relative to `dirfd`, or of `dirfd` itself (AT_EMPTY_PATH and an empty path).
 template <class Call>
 int stat_at(int dirfd, const char* path, int flags, const mode_t* mode, Call&& call) {
@@ -68,17 +58,6 @@ int stat_fd(int fd, const mode_t* mode, Call&& call) {
   const int r = call();
   const std::uint64_t t2 = read_ticks();
   if (r == 0 && S_ISREG(*mode)) update_posix(record, [&](posix_file& f) { posix_stat(f, t1, t2); });
-  return r;
-}
-
-template <class Call>
-ssize_t read_chk(int fd, bool aligned, std::int64_t offset, Call&& call) {
-  const std::int32_t record = counted_fd(fd, extra);
-  if (record == 0) return call();
-  const std::uint64_t t1 = read_ticks();
-  const ssize_t r = call();
-  const std::uint64_t t2 = read_ticks();
-  if (r >= 0) count_access(record, true, offset, r, aligned, t1, t2);
   return r;
 }
 
@@ -145,34 +124,36 @@ void* map_call(int fd, int flags, off64_t offset, Call&& call) {
 }  // namespace
 
 PERFDM_IO_WRAP(int, __open64_2, (const char* path, int flags)) {
-  return open_by_name(AT_FDCWD, path, 0, [&] { return real::__open64_2()(path, flags); });
+  return open_by_name(AT_FDCWD, path, 0, extra, [&] { return real::__open64_2()(path, flags); });
 }
 
 PERFDM_IO_WRAP(int, __openat_2, (int dirfd, const char* path, int flags)) {
-  return open_by_name(dirfd, path, 0, [&] { return real::__openat_2()(dirfd, path, flags); });
+  return open_by_name(dirfd, path, 0, extra,
+                      [&] { return real::__openat_2()(dirfd, path, flags); });
 }
 
 PERFDM_IO_WRAP(int, __openat64_2, (int dirfd, const char* path, int flags)) {
-  return open_by_name(dirfd, path, 0, [&] { return real::__openat64_2()(dirfd, path, flags); });
+  return open_by_name(dirfd, path, 0, extra,
+                      [&] { return real::__openat64_2()(dirfd, path, flags); });
 }
 
 PERFDM_IO_WRAP(int, mkstemp64, (char* templ)) {
-  return open_by_name(AT_FDCWD, templ, 0, [&] { return real::mkstemp64()(templ); });
+  return open_by_name(AT_FDCWD, templ, 0, extra, [&] { return real::mkstemp64()(templ); });
 }
 
 PERFDM_IO_WRAP(ssize_t, __read_chk, (int fd, void* buf, size_t n, size_t buflen)) {
-  return read_chk(fd, mem_aligned(buf), -1, [&] { return real::__read_chk()(fd, buf, n, buflen); });
+  return access_call(fd, true, -1, mem_aligned(buf), extra,
+                     [&] { return real::__read_chk()(fd, buf, n, buflen); });
 }
 
 PERFDM_IO_WRAP(ssize_t, __pread_chk, (int fd, void* buf, size_t n, off_t off, size_t buflen)) {
-  return read_chk(fd, mem_aligned(buf), off,
-                  [&] { return real::__pread_chk()(fd, buf, n, off, buflen); });
+  return access_call(fd, true, off, mem_aligned(buf), extra,
+                     [&] { return real::__pread_chk()(fd, buf, n, off, buflen); });
 }
 
-PERFDM_IO_WRAP(ssize_t, __pread64_chk,
-               (int fd, void* buf, size_t n, off64_t off, size_t buflen)) {
-  return read_chk(fd, mem_aligned(buf), off,
-                  [&] { return real::__pread64_chk()(fd, buf, n, off, buflen); });
+PERFDM_IO_WRAP(ssize_t, __pread64_chk, (int fd, void* buf, size_t n, off64_t off, size_t buflen)) {
+  return access_call(fd, true, off, mem_aligned(buf), extra,
+                     [&] { return real::__pread64_chk()(fd, buf, n, off, buflen); });
 }
 
 PERFDM_IO_WRAP(int, stat, (const char* path, struct stat* buf)) {
@@ -188,8 +169,7 @@ PERFDM_IO_WRAP(int, lstat, (const char* path, struct stat* buf)) {
 }
 
 PERFDM_IO_WRAP(int, lstat64, (const char* path, struct stat64* buf)) {
-  return stat_at(AT_FDCWD, path, 0, &buf->st_mode,
-                 [&] { return real::lstat64()(path, buf); });
+  return stat_at(AT_FDCWD, path, 0, &buf->st_mode, [&] { return real::lstat64()(path, buf); });
 }
 
 PERFDM_IO_WRAP(int, fstat, (int fd, struct stat* buf)) {
@@ -210,7 +190,8 @@ PERFDM_IO_WRAP(int, fstatat64, (int dirfd, const char* path, struct stat64* buf,
                  [&] { return real::fstatat64()(dirfd, path, buf, flags); });
 }
 
-PERFDM_IO_WRAP(int, __fxstatat, (int ver, int dirfd, const char* path, struct stat* buf, int flags)) {
+PERFDM_IO_WRAP(int, __fxstatat,
+               (int ver, int dirfd, const char* path, struct stat* buf, int flags)) {
   return stat_at(dirfd, path, flags, &buf->st_mode,
                  [&] { return real::__fxstatat()(ver, dirfd, path, buf, flags); });
 }
@@ -262,13 +243,15 @@ PERFDM_IO_WRAP(int, close_range, (unsigned first, unsigned last, int flags)) {
   return r;
 }
 
-PERFDM_IO_WRAP(int, renameat, (int olddirfd, const char* oldpath, int newdirfd, const char* newpath)) {
+PERFDM_IO_WRAP(int, renameat,
+               (int olddirfd, const char* oldpath, int newdirfd, const char* newpath)) {
   return rename_at(olddirfd, oldpath, newdirfd, newpath,
                    [&] { return real::renameat()(olddirfd, oldpath, newdirfd, newpath); });
 }
 
-PERFDM_IO_WRAP(int, renameat2, (int olddirfd, const char* oldpath, int newdirfd,
-                                const char* newpath, unsigned flags)) {
+PERFDM_IO_WRAP(int, renameat2,
+               (int olddirfd, const char* oldpath, int newdirfd, const char* newpath,
+                unsigned flags)) {
   return rename_at(olddirfd, oldpath, newdirfd, newpath,
                    [&] { return real::renameat2()(olddirfd, oldpath, newdirfd, newpath, flags); });
 }
@@ -294,7 +277,8 @@ PERFDM_IO_WRAP(int, unlink, (const char* path)) {
 }
 
 PERFDM_IO_WRAP(int, unlinkat, (int dirfd, const char* path, int flags)) {
-  return meta_path(dirfd, path, POSIX_UNLINKS, [&] { return real::unlinkat()(dirfd, path, flags); });
+  return meta_path(dirfd, path, POSIX_UNLINKS,
+                   [&] { return real::unlinkat()(dirfd, path, flags); });
 }
 
 PERFDM_IO_WRAP(int, mkdir, (const char* path, mode_t mode)) {

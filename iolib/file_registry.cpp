@@ -56,7 +56,8 @@ std::uint64_t add_name(std::uint64_t id, const char* name) {
   const std::uint64_t at = h.names_used;
   const std::size_t need = name_entry_size(length);
   if (at + need > h.names_capacity) return 0;
-  auto* e = reinterpret_cast<name_entry*>(reinterpret_cast<unsigned char*>(&h) + h.names_offset + at);
+  auto* e =
+      reinterpret_cast<name_entry*>(reinterpret_cast<unsigned char*>(&h) + h.names_offset + at);
   e->id = id;
   e->length = static_cast<std::uint32_t>(length);
   std::memcpy(e->bytes, name, length + 1);
@@ -157,7 +158,9 @@ void registry_lock() {
   }
 }
 
-void registry_unlock() { __atomic_store_n(&registry_word, 0, __ATOMIC_RELEASE); }
+void registry_unlock() {
+  __atomic_store_n(&registry_word, 0, __ATOMIC_RELEASE);
+}
 
 void forget_working_directory() {
   registry_lock();
@@ -181,8 +184,8 @@ bool clean_name(int dirfd, const char* path, char* out, std::size_t size) {
       working_directory_known = getcwd(working_directory, sizeof working_directory) != nullptr;
     }
     // Darshan keeps a relative name when the working directory cannot be read.
-    cleaned = working_directory_known ? darshan::clean_path(path, working_directory)
-                                      : std::string(path);
+    cleaned =
+        working_directory_known ? darshan::clean_path(path, working_directory) : std::string(path);
   }
   registry_unlock();
   if (cleaned.size() + 1 > size) return false;
@@ -190,51 +193,59 @@ bool clean_name(int dirfd, const char* path, char* out, std::size_t size) {
   return true;
 }
 
-std::int32_t posix_record(const char* cleaned, bool create) {
+namespace {
+
+// The record of module `module_id` for a cleaned name (index + 1), created by `init(index,
+// entry)` when needed; `slot` is the entry's field for that module.
+template <class Init>
+std::int32_t record_of(const char* cleaned, bool create, std::int32_t index_entry::*slot,
+                       int module_id, std::uint32_t& count, std::uint32_t capacity, Init&& init) {
   const std::uint64_t id = darshan::record_id(cleaned);
   registry_lock();
   index_entry* e = find_entry(id, false);
-  std::int32_t r = e != nullptr ? e->posix : 0;
+  std::int32_t r = e != nullptr ? e->*slot : 0;
   if (r == 0 && create) {
-    segment_header& h = *g.header;
-    e = entry_for_new_record(id, cleaned, darshan::POSIX_MOD, h.posix_count, h.posix_capacity);
+    e = entry_for_new_record(id, cleaned, module_id, count, capacity);
     if (e != nullptr) {
-      const std::int32_t index = std::int32_t(h.posix_count);
-      std::int64_t block_size;
-      const int mount = mount_of(cleaned, block_size);
-      posix_init(posix_at(index), id, e->name_offset - 1, mount, g.mem_alignment, block_size,
-                 !g.darshan_only);
-      __atomic_store_n(&h.posix_count, std::uint32_t(index + 1), __ATOMIC_RELEASE);
-      e->posix = r = index + 1;
+      const auto index = std::int32_t(count);
+      init(index, *e);
+      __atomic_store_n(&count, std::uint32_t(index + 1), __ATOMIC_RELEASE);
+      e->*slot = r = index + 1;
     }
   }
   registry_unlock();
   return r;
+}
+
+}  // namespace
+
+std::int32_t posix_record(const char* cleaned, bool create) {
+  segment_header& h = *g.header;
+  return record_of(cleaned, create, &index_entry::posix, darshan::POSIX_MOD, h.posix_count,
+                   h.posix_capacity, [&](std::int32_t index, const index_entry& e) {
+                     std::int64_t block_size;
+                     const int mount = mount_of(cleaned, block_size);
+                     posix_init(posix_at(index), e.id, e.name_offset - 1, mount, g.mem_alignment,
+                                block_size, !g.darshan_only);
+                   });
 }
 
 std::int32_t stdio_record(const char* cleaned, bool create) {
-  const std::uint64_t id = darshan::record_id(cleaned);
-  registry_lock();
-  index_entry* e = find_entry(id, false);
-  std::int32_t r = e != nullptr ? e->stdio : 0;
-  if (r == 0 && create) {
-    segment_header& h = *g.header;
-    e = entry_for_new_record(id, cleaned, darshan::STDIO_MOD, h.stdio_count, h.stdio_capacity);
-    if (e != nullptr) {
-      const std::int32_t index = std::int32_t(h.stdio_count);
-      std::int64_t block_size;
-      const int mount = mount_of(cleaned, block_size);
-      stdio_init(stdio_at(index), id, e->name_offset - 1, mount);
-      __atomic_store_n(&h.stdio_count, std::uint32_t(index + 1), __ATOMIC_RELEASE);
-      e->stdio = r = index + 1;
-    }
-  }
-  registry_unlock();
-  return r;
+  segment_header& h = *g.header;
+  return record_of(cleaned, create, &index_entry::stdio, darshan::STDIO_MOD, h.stdio_count,
+                   h.stdio_capacity, [&](std::int32_t index, const index_entry& e) {
+                     std::int64_t block_size;
+                     stdio_init(stdio_at(index), e.id, e.name_offset - 1,
+                                mount_of(cleaned, block_size));
+                   });
 }
 
-const char* posix_name(std::int32_t index) { return name_at(posix_at(index).name_offset); }
-const char* stdio_name(std::int32_t index) { return name_at(stdio_at(index).name_offset); }
+const char* posix_name(std::int32_t index) {
+  return name_at(posix_at(index).name_offset);
+}
+const char* stdio_name(std::int32_t index) {
+  return name_at(stdio_at(index).name_offset);
+}
 
 unsigned highest_fd = 0;
 
@@ -248,7 +259,9 @@ void set_fd_record(int fd, std::int32_t record) {
   }
 }
 
-unsigned highest_fd_record() { return __atomic_load_n(&highest_fd, __ATOMIC_RELAXED); }
+unsigned highest_fd_record() {
+  return __atomic_load_n(&highest_fd, __ATOMIC_RELAXED);
+}
 
 void set_stream_record(FILE* fp, std::int32_t record) {
   const unsigned fd = static_cast<unsigned>(fp->_fileno);
@@ -276,10 +289,7 @@ void add_standard_streams() {
   for (int i = 0; i < 3; ++i) {
     const std::int32_t r = stdio_record(names[i]);
     if (r == 0) continue;
-    stdio_file& f = stdio_at(r - 1);
-    f.lock.lock();
-    stdio_open(f, true, -1, 0, 0);
-    f.lock.unlock();
+    stdio_open(stdio_at(r - 1), true, -1, 0, 0);
     set_stream_record(streams[i], r);
   }
 }

@@ -82,8 +82,8 @@ bool directory_usable(const char* path) {
 // The job directory: perfdm io's (PERFDM_IO_JOB), or a new one for this process and every
 // process it starts (then this process writes the log at its end).
 bool open_job() {
-  if (const char* j = env("PERFDM_IO_JOB"); j != nullptr && directory_usable(j) &&
-                                            std::strlen(j) < sizeof job_dir) {
+  if (const char* j = env("PERFDM_IO_JOB");
+      j != nullptr && directory_usable(j) && std::strlen(j) < sizeof job_dir) {
     std::strcpy(job_dir, j);
     return true;
   }
@@ -109,7 +109,8 @@ std::uint32_t read_command_line(char* out, std::size_t size) {
   const int fd = real::open()("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   std::size_t n = 0;
-  for (ssize_t r; n < size - 1 && (r = real::read()(fd, out + n, size - 1 - n)) > 0;) n += std::size_t(r);
+  for (ssize_t r; n < size - 1 && (r = real::read()(fd, out + n, size - 1 - n)) > 0;)
+    n += std::size_t(r);
   char extra;
   const bool longer = real::read()(fd, &extra, 1) > 0;
   real::close()(fd);
@@ -160,7 +161,8 @@ segment_header* create_segment() {
   h->names_capacity = plan.names_capacity;
   h->mounts_offset = plan.mounts_offset();
   h->heatmaps_offset = plan.heatmaps_offset();
-  auto* heatmaps = reinterpret_cast<heatmap_bins*>(static_cast<unsigned char*>(p) + h->heatmaps_offset);
+  auto* heatmaps =
+      reinterpret_cast<heatmap_bins*>(static_cast<unsigned char*>(p) + h->heatmaps_offset);
   for (std::uint32_t i = 0; i < heatmap_count; ++i) heatmaps[i].origin = h->start_ticks;
   if (plan.trace_entries != 0) {
     h->trace_offset = plan.trace_offset();
@@ -192,10 +194,12 @@ void plan_segment() {
   log_core_options lo;
   lo.module_memory_bytes = std::size_t(env_number("PERFDM_IO_MODMEM", 64)) << 20;
   log_core grants(lo);
-  const std::size_t posix_bytes = grants.register_module(
-      posix_log_module_name, posix_log_module_id, posix_log_module_version, records * posix_slot_size);
-  const std::size_t stdio_bytes = grants.register_module(
-      stdio_log_module_name, stdio_log_module_id, stdio_log_module_version, records * stdio_slot_size);
+  const std::size_t posix_bytes =
+      grants.register_module(posix_log_module_name, posix_log_module_id, posix_log_module_version,
+                             records * posix_slot_size);
+  const std::size_t stdio_bytes =
+      grants.register_module(stdio_log_module_name, stdio_log_module_id, stdio_log_module_version,
+                             records * stdio_slot_size);
   plan.posix_capacity = std::uint32_t(posix_bytes / posix_slot_size);
   plan.stdio_capacity = std::uint32_t(stdio_bytes / stdio_slot_size);
   plan.names_capacity = (env_number("PERFDM_IO_NAMEMEM", 4) << 20);
@@ -218,8 +222,12 @@ void configure_exclusions() {
   }
 }
 
-void before_fork() { registry_lock(); }
-void after_fork_parent() { registry_unlock(); }
+void before_fork() {
+  registry_lock();
+}
+void after_fork_parent() {
+  registry_unlock();
+}
 
 // A forked child counts into a segment of its own: a copy of its parent's records (the files
 // its inherited descriptors and streams point at) with every count at zero.
@@ -249,7 +257,8 @@ void after_fork_child() {
   h->mounts_ready = old->mounts_ready;
   for (std::uint32_t i = 0; i < old->posix_count; ++i) {
     auto& f = *reinterpret_cast<posix_file*>(to + h->posix_offset + i * posix_slot_size);
-    const auto& p = *reinterpret_cast<const posix_file*>(from + old->posix_offset + i * posix_slot_size);
+    const auto& p =
+        *reinterpret_cast<const posix_file*>(from + old->posix_offset + i * posix_slot_size);
     posix_init(f, p.id, p.name_offset, p.mount, p.counters[POSIX_MEM_ALIGNMENT],
                p.counters[POSIX_FILE_ALIGNMENT], !g.darshan_only);
     f.flags = record_inherited;
@@ -258,7 +267,8 @@ void after_fork_child() {
   h->posix_count = old->posix_count;
   for (std::uint32_t i = 0; i < old->stdio_count; ++i) {
     auto& f = *reinterpret_cast<stdio_file*>(to + h->stdio_offset + i * stdio_slot_size);
-    const auto& p = *reinterpret_cast<const stdio_file*>(from + old->stdio_offset + i * stdio_slot_size);
+    const auto& p =
+        *reinterpret_cast<const stdio_file*>(from + old->stdio_offset + i * stdio_slot_size);
     stdio_init(f, p.id, p.name_offset, p.mount);
     f.flags = record_inherited;
     f.offset = p.offset;
@@ -269,6 +279,7 @@ void after_fork_child() {
 }
 
 void end_of_job() {
+  const std::int64_t begin_ns = realtime_ns();
   std::vector<std::string> errors;
   const std::vector<segment_snapshot> segments = read_job_segments(job_dir, errors);
   const std::string exe(g.header->exe);
@@ -288,6 +299,12 @@ void end_of_job() {
     closedir(d);
   }
   rmdir(job_dir);
+  if (env_flag("PERFDM_IO_TIMING")) {
+    char line[160];
+    std::snprintf(line, sizeof line, "perfdm io: shutdown %.3f ms (%zu processes)\n",
+                  double(realtime_ns() - begin_ns) * 1e-6, segments.size());
+    say(line);
+  }
 }
 
 }  // namespace
@@ -339,8 +356,12 @@ void finish_process() {
 }
 
 namespace {
-__attribute__((constructor)) void at_load() { start(); }
-__attribute__((destructor)) void at_unload() { finish_process(); }
+__attribute__((constructor)) void at_load() {
+  start();
+}
+__attribute__((destructor)) void at_unload() {
+  finish_process();
+}
 }  // namespace
 
 }  // namespace perfdm::io::lib

@@ -22,7 +22,7 @@ struct library_globals {
   unsigned char* posix_base;
   unsigned char* stdio_base;
   heatmap_bins* heatmaps;
-  trace_area* trace;  // null unless the trace is on
+  trace_area* trace;             // null unless the trace is on
   std::uint64_t alignment_mask;  // mem_alignment - 1 when it is a power of two
   std::int64_t mem_alignment;
   bool alignment_pow2;
@@ -73,7 +73,9 @@ struct library_io_guard {
   library_io_guard& operator=(const library_io_guard&) = delete;
 };
 
-inline bool ready() { return __atomic_load_n(&g.state, __ATOMIC_ACQUIRE) == state_ready; }
+inline bool ready() {
+  return __atomic_load_n(&g.state, __ATOMIC_ACQUIRE) == state_ready;
+}
 // Starts the library if nothing has yet (the first call of a process); false when it is off or
 // starting on another thread.
 bool start();

@@ -14,28 +14,8 @@ namespace {
 
 // The mode argument of an open-type call: present with O_CREAT or O_TMPFILE. Darshan records
 // it as POSIX_MODE only with O_CREAT.
-inline bool has_mode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
-
-template <class Call>
-int open_by_name(int dirfd, const char* path, std::int64_t mode, bool darshan_sees, Call&& call) {
-  if (!counting_names(darshan_sees)) return call();
-  const std::uint64_t t1 = read_ticks();
-  const int fd = call();
-  const std::uint64_t t2 = read_ticks();
-  if (fd >= 0) count_open(fd, dirfd, path, mode, t1, t2);
-  return fd;
-}
-
-template <class Call>
-ssize_t access_call(int fd, bool is_read, std::int64_t offset, bool aligned, bool darshan_sees,
-                    Call&& call) {
-  const std::int32_t record = counted_fd(fd, darshan_sees);
-  if (record == 0) return call();
-  const std::uint64_t t1 = read_ticks();
-  const ssize_t r = call();
-  const std::uint64_t t2 = read_ticks();
-  if (r >= 0) count_access(record, is_read, offset, r, aligned, t1, t2);
-  return r;
+inline bool has_mode(int flags) {
+  return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
 template <class Call>
@@ -190,13 +170,19 @@ PERFDM_IO_WRAP(int, dup3, (int oldfd, int newfd, int flags)) {
 }
 
 // fcntl's third argument may be absent; like Darshan (and glibc), it is always passed on.
+// F_DUPFD and F_DUPFD_CLOEXEC are dups.
+template <class Fcntl>
+int fcntl_call(Fcntl* fcntl, int fd, int cmd, void* arg) {
+  if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) return fcntl(fd, cmd, arg);
+  return dup_call(fd, [&] { return fcntl(fd, cmd, arg); });
+}
+
 PERFDM_IO_WRAP(int, fcntl, (int fd, int cmd, ...)) {
   va_list ap;
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) return real::fcntl()(fd, cmd, arg);
-  return dup_call(fd, [&] { return real::fcntl()(fd, cmd, arg); });
+  return fcntl_call(real::fcntl(), fd, cmd, arg);
 }
 
 PERFDM_IO_WRAP(int, fcntl64, (int fd, int cmd, ...)) {
@@ -204,8 +190,7 @@ PERFDM_IO_WRAP(int, fcntl64, (int fd, int cmd, ...)) {
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) return real::fcntl64()(fd, cmd, arg);
-  return dup_call(fd, [&] { return real::fcntl64()(fd, cmd, arg); });
+  return fcntl_call(real::fcntl64(), fd, cmd, arg);
 }
 
 // fileno of a stream the STDIO module counts: the POSIX record of the stream's name
@@ -221,42 +206,34 @@ PERFDM_IO_WRAP(int, fileno, (FILE * fp)) {
     const std::int32_t record = posix_record(stdio_name(stream - 1));
     set_fd_record(fd, record);
     if (record != 0) {
-      posix_file& f = posix_at(record - 1);
-      f.lock.lock();
-      posix_open(f, 0, false, POSIX_FILENOS, t1, t2);
-      f.lock.unlock();
+      update_posix(record, [&](posix_file& f) { posix_open(f, 0, false, POSIX_FILENOS, t1, t2); });
     }
   }
   return fd;
 }
 
 PERFDM_IO_WRAP(ssize_t, read, (int fd, void* buf, size_t n)) {
-  return access_call(fd, true, -1, mem_aligned(buf), true, [&] { return real::read()(fd, buf, n); });
+  return access_call(fd, true, -1, mem_aligned(buf), true,
+                     [&] { return real::read()(fd, buf, n); });
 }
 
 PERFDM_IO_WRAP(ssize_t, write, (int fd, const void* buf, size_t n)) {
-  return access_call(fd, false, -1, mem_aligned(buf), true, [&] { return real::write()(fd, buf, n); });
+  return access_call(fd, false, -1, mem_aligned(buf), true,
+                     [&] { return real::write()(fd, buf, n); });
 }
 
-PERFDM_IO_WRAP(ssize_t, pread, (int fd, void* buf, size_t n, off_t off)) {
-  return access_call(fd, true, off, mem_aligned(buf), true,
-                     [&] { return real::pread()(fd, buf, n, off); });
-}
-
-PERFDM_IO_WRAP(ssize_t, pwrite, (int fd, const void* buf, size_t n, off_t off)) {
-  return access_call(fd, false, off, mem_aligned(buf), true,
-                     [&] { return real::pwrite()(fd, buf, n, off); });
-}
-
-PERFDM_IO_WRAP(ssize_t, pread64, (int fd, void* buf, size_t n, off64_t off)) {
-  return access_call(fd, true, off, mem_aligned(buf), true,
-                     [&] { return real::pread64()(fd, buf, n, off); });
-}
-
-PERFDM_IO_WRAP(ssize_t, pwrite64, (int fd, const void* buf, size_t n, off64_t off)) {
-  return access_call(fd, false, off, mem_aligned(buf), true,
-                     [&] { return real::pwrite64()(fd, buf, n, off); });
-}
+// pread, pwrite and their 64-bit names: an explicit offset.
+#define PERFDM_IO_POSITIONED_CALLS(X)  \
+  X(pread, true, void*, off_t)         \
+  X(pwrite, false, const void*, off_t) \
+  X(pread64, true, void*, off64_t)     \
+  X(pwrite64, false, const void*, off64_t)
+#define PERFDM_IO_POSITIONED_WRAP(name, is_read, buffer, offset)              \
+  PERFDM_IO_WRAP(ssize_t, name, (int fd, buffer buf, size_t n, offset off)) { \
+    return access_call(fd, is_read, off, mem_aligned(buf), true,              \
+                       [&] { return real::name()(fd, buf, n, off); });        \
+  }
+PERFDM_IO_POSITIONED_CALLS(PERFDM_IO_POSITIONED_WRAP)
 
 PERFDM_IO_WRAP(ssize_t, readv, (int fd, const struct iovec* iov, int count)) {
   return access_call(fd, true, -1, iov_aligned(iov, count), true,
@@ -268,49 +245,32 @@ PERFDM_IO_WRAP(ssize_t, writev, (int fd, const struct iovec* iov, int count)) {
                      [&] { return real::writev()(fd, iov, count); });
 }
 
-PERFDM_IO_WRAP(ssize_t, preadv, (int fd, const struct iovec* iov, int count, off_t off)) {
-  return access_call(fd, true, off, iov_aligned(iov, count), true,
-                     [&] { return real::preadv()(fd, iov, count, off); });
-}
+// preadv, pwritev (and 64), then their v2 forms with flags: an explicit offset; a buffer
+// misaligned in any element makes the call misaligned.
+#define PERFDM_IO_VECTOR_CALLS(X) \
+  X(preadv, true, off_t)          \
+  X(preadv64, true, off64_t)      \
+  X(pwritev, false, off_t)        \
+  X(pwritev64, false, off64_t)
+#define PERFDM_IO_VECTOR_WRAP(name, is_read, offset)                                        \
+  PERFDM_IO_WRAP(ssize_t, name, (int fd, const struct iovec* iov, int count, offset off)) { \
+    return access_call(fd, is_read, off, iov_aligned(iov, count), true,                     \
+                       [&] { return real::name()(fd, iov, count, off); });                  \
+  }
+PERFDM_IO_VECTOR_CALLS(PERFDM_IO_VECTOR_WRAP)
 
-PERFDM_IO_WRAP(ssize_t, preadv64, (int fd, const struct iovec* iov, int count, off64_t off)) {
-  return access_call(fd, true, off, iov_aligned(iov, count), true,
-                     [&] { return real::preadv64()(fd, iov, count, off); });
-}
-
-PERFDM_IO_WRAP(ssize_t, preadv2,
-               (int fd, const struct iovec* iov, int count, off_t off, int flags)) {
-  return access_call(fd, true, off, iov_aligned(iov, count), true,
-                     [&] { return real::preadv2()(fd, iov, count, off, flags); });
-}
-
-PERFDM_IO_WRAP(ssize_t, preadv64v2,
-               (int fd, const struct iovec* iov, int count, off64_t off, int flags)) {
-  return access_call(fd, true, off, iov_aligned(iov, count), true,
-                     [&] { return real::preadv64v2()(fd, iov, count, off, flags); });
-}
-
-PERFDM_IO_WRAP(ssize_t, pwritev, (int fd, const struct iovec* iov, int count, off_t off)) {
-  return access_call(fd, false, off, iov_aligned(iov, count), true,
-                     [&] { return real::pwritev()(fd, iov, count, off); });
-}
-
-PERFDM_IO_WRAP(ssize_t, pwritev64, (int fd, const struct iovec* iov, int count, off64_t off)) {
-  return access_call(fd, false, off, iov_aligned(iov, count), true,
-                     [&] { return real::pwritev64()(fd, iov, count, off); });
-}
-
-PERFDM_IO_WRAP(ssize_t, pwritev2,
-               (int fd, const struct iovec* iov, int count, off_t off, int flags)) {
-  return access_call(fd, false, off, iov_aligned(iov, count), true,
-                     [&] { return real::pwritev2()(fd, iov, count, off, flags); });
-}
-
-PERFDM_IO_WRAP(ssize_t, pwritev64v2,
-               (int fd, const struct iovec* iov, int count, off64_t off, int flags)) {
-  return access_call(fd, false, off, iov_aligned(iov, count), true,
-                     [&] { return real::pwritev64v2()(fd, iov, count, off, flags); });
-}
+#define PERFDM_IO_VECTOR2_CALLS(X) \
+  X(preadv2, true, off_t)          \
+  X(preadv64v2, true, off64_t)     \
+  X(pwritev2, false, off_t)        \
+  X(pwritev64v2, false, off64_t)
+#define PERFDM_IO_VECTOR2_WRAP(name, is_read, offset)                                   \
+  PERFDM_IO_WRAP(ssize_t, name,                                                         \
+                 (int fd, const struct iovec* iov, int count, offset off, int flags)) { \
+    return access_call(fd, is_read, off, iov_aligned(iov, count), true,                 \
+                       [&] { return real::name()(fd, iov, count, off, flags); });       \
+  }
+PERFDM_IO_VECTOR2_CALLS(PERFDM_IO_VECTOR2_WRAP)
 
 PERFDM_IO_WRAP(off_t, lseek, (int fd, off_t off, int whence)) {
   return off_t(seek_call(fd, [&] { return off64_t(real::lseek()(fd, off, whence)); }));

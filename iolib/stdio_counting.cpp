@@ -15,10 +15,7 @@ void count_fopen(FILE* fp, const char* path, std::uint64_t t1, std::uint64_t t2)
     return;
   }
   set_stream_record(fp, record);
-  stdio_file& f = stdio_at(record - 1);
-  f.lock.lock();
-  stdio_open(f, true, -1, t1, t2);
-  f.lock.unlock();
+  update_stdio(record, [&](stdio_file& f) { stdio_open(f, true, -1, t1, t2); });
 }
 
 void count_fdopen(FILE* fp, int fd, std::uint64_t t1, std::uint64_t t2) {
@@ -28,10 +25,7 @@ void count_fdopen(FILE* fp, int fd, std::uint64_t t1, std::uint64_t t2) {
   const std::int32_t record = stdio_record(posix_name(posix - 1));
   if (record == 0) return;
   set_stream_record(fp, record);
-  stdio_file& f = stdio_at(record - 1);
-  f.lock.lock();
-  stdio_open(f, false, STDIO_FDOPENS, t1, t2);
-  f.lock.unlock();
+  update_stdio(record, [&](stdio_file& f) { stdio_open(f, false, STDIO_FDOPENS, t1, t2); });
 }
 
 }  // namespace perfdm::io::lib

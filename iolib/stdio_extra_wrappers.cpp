@@ -24,7 +24,8 @@ constexpr bool extra = false;
 }
 
 PERFDM_IO_WRAP(int, puts, (const char* s)) {
-  return put_string(stdout, s, extra, [&] { return real::puts()(s); }, 1);
+  return put_string(
+      stdout, s, extra, [&] { return real::puts()(s); }, 1);
 }
 
 PERFDM_IO_WRAP(int, putchar, (int c)) {
@@ -66,8 +67,7 @@ PERFDM_IO_WRAP(int, __printf_chk, (int flag, const char* format, ...)) {
 PERFDM_IO_WRAP(int, __fprintf_chk, (FILE * fp, int flag, const char* format, ...)) {
   va_list ap;
   va_start(ap, format);
-  const int r =
-      print_call(fp, extra, [&] { return real::__vfprintf_chk()(fp, flag, format, ap); });
+  const int r = print_call(fp, extra, [&] { return real::__vfprintf_chk()(fp, flag, format, ap); });
   va_end(ap);
   return r;
 }

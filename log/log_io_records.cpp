@@ -13,8 +13,8 @@ template <class Record>
 Record decode_fixed(const std::uint8_t* data, std::size_t size, std::size_t least,
                     const char* what) {
   if (size < least || size > sizeof(Record)) {
-    throw log_error(std::string(what) + " record of " + std::to_string(size) +
-                    " bytes (expected " + std::to_string(least) +
+    throw log_error(std::string(what) + " record of " + std::to_string(size) + " bytes (expected " +
+                    std::to_string(least) +
                     (least == sizeof(Record) ? "" : " to " + std::to_string(sizeof(Record))) + ")");
   }
   Record r{};

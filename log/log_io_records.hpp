@@ -32,8 +32,7 @@ struct log_posix_record {
   double fcounters[darshan::POSIX_F_NUM_INDICES];
   std::int64_t extra[POSIX_EXTRA_NUM_INDICES];
 };
-static_assert(sizeof(log_posix_record) ==
-              darshan::posix_record_size + 8 * POSIX_EXTRA_NUM_INDICES);
+static_assert(sizeof(log_posix_record) == darshan::posix_record_size + 8 * POSIX_EXTRA_NUM_INDICES);
 
 // Darshan's STDIO record (248 bytes).
 struct log_stdio_record {

@@ -37,8 +37,13 @@ packages+=(libbz2-dev python3-pandas)
 # g++ build the stripped and split-debug programs of tests/native_names_test.cpp.
 packages+=(xz-utils sqlite3 python3 binutils g++)
 # The search's rules on multi-threaded programs (tests/pc_rules_live_test.cpp): zstd -T2 and
-# node besides; its JSON report is written with nlohmann-json3-dev.
-packages+=(zstd nlohmann-json3-dev)
+# node besides. perfdm io (docs/IO.md): the kernel's io_uring and aio headers (linux-libc-dev)
+# for the calls it counts; the programs scripts/compare-darshan.sh runs under Darshan and
+# perfdm (fio, sqlite3, gzip, tar, h5repack, nccopy), and Open MPI for MPI programs; autoconf,
+# automake and libtool build the Darshan peer from its tarball. JSON is written with
+# nlohmann-json3-dev.
+packages+=(zstd nlohmann-json3-dev linux-libc-dev fio hdf5-tools netcdf-bin gzip tar openmpi-bin
+           libopenmpi-dev autoconf automake libtool)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

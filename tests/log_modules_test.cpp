@@ -76,20 +76,23 @@ TEST_CASE("the module table matches docs/LOG-FORMAT.md: ids, versions, counter n
   check_counters(rows.at("native"), native_log_counters::list);
   check_counters(rows.at("native"), native_log_code_types::list);
   CHECK(mentions(rows.at("native").records, std::string(native_log_code_types::prefix) + "T"));
+  for (const char* c : posix_extra_counter_names) CHECK(mentions(rows.at("posix").records, c));
 }
 
 TEST_CASE("the module table registers a printer per module, none for other ids",
           "[log][modules]") {
   log_printer_registry r;
   add_log_module_printers(r);
-  for (auto id : {dm_log_module_id, frames_log_module_id, native_log_module_id, pc_log_module_id}) {
+  for (auto id : {dm_log_module_id, frames_log_module_id, native_log_module_id, pc_log_module_id,
+                  posix_log_module_id, stdio_log_module_id, heatmap_log_module_id,
+                  dxt_posix_log_module_id}) {
     INFO("module " << id);
     REQUIRE(r.find(id) != nullptr);
     CHECK(r.find(id)->max_version == 1);
   }
   CHECK(r.find(pc_log_module_id)->name == "pc");
   CHECK(r.find(15) == nullptr);
-  CHECK(r.find(20) == nullptr);
+  CHECK(r.find(30) == nullptr);
   log_printer_registry one;
   CHECK(add_log_module_printer(one, native_log_module_id));
   CHECK_FALSE(add_log_module_printer(one, 99));
