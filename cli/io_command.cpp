@@ -21,6 +21,7 @@
 #include "iojob/log_name.hpp"
 #include "iojob/segment_snapshot.hpp"
 #include "log/log_codec.hpp"
+#include "log/log_io_darshan.hpp"
 
 namespace perfdm {
 
@@ -140,6 +141,9 @@ CLI::App* add_io_command(CLI::App& app, io_command_options& o) {
                   "the log (default perfdm-io-PROGRAM-DATE-TIME-PID.log here; a directory: that "
                   "name inside it)");
   sub->add_flag("--json", o.json, "the summary as one JSON object");
+  sub->add_option("--darshan-log", o.darshan_log,
+                  "also write the log in Darshan's format (3.41) here, for darshan-parser and "
+                  "PyDarshan");
   sub->add_option("--summary", o.summary, "write the summary to this file instead of stderr");
   sub->add_flag("-q,--quiet", o.quiet, "no summary");
   sub->add_option("--top", o.top, "files in the summary (default 5)")->check(CLI::Range(0, 1000));
@@ -238,6 +242,14 @@ int run_io_command(const io_command_options& o, std::ostream& out, std::ostream&
     return 1;
   }
   remove_job_dir(job_dir);
+  if (!o.darshan_log.empty()) {
+    try {
+      write_io_log_as_darshan(log_path, o.darshan_log);
+    } catch (const std::exception& e) {
+      err << "perfdm io: " << o.darshan_log << ": " << e.what() << '\n';
+      return 1;
+    }
+  }
   if (o.quiet) return exit_code;
 
   std::ofstream file;

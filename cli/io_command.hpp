@@ -16,6 +16,7 @@ struct io_command_options {
   std::vector<std::string> command;  // after --
   std::string output;                // -o: the log (a directory: the default name inside)
   std::string summary;               // --summary FILE: the summary there instead of stderr
+  std::string darshan_log;           // --darshan-log FILE: the log in Darshan's format too
   bool json = false;                 // the summary as JSON
   bool library = false;              // --library: print the library's path
   bool quiet = false;                // no summary

@@ -1,10 +1,16 @@
 #include "log/log_listing.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <new>
 
 #include "darshan/darshan_csv.hpp"
 #include "darshan/darshan_log.hpp"
 #include "darshan/darshan_text.hpp"
+#include "log/log_io_darshan.hpp"
 
 namespace perfdm {
 
@@ -54,6 +60,59 @@ int run_darshan_log_command(const log_command_options& options, std::ostream& ou
   return 1;
 }
 
+// --module names only I/O modules (posix, stdio, mpiio, heatmap, dxt_posix): darshan-parser's
+// layout is wanted.
+bool io_modules_only(const std::vector<std::string>& modules) {
+  if (modules.empty()) return false;
+  for (std::string m : modules) {
+    std::transform(m.begin(), m.end(), m.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    if (m != "posix" && m != "stdio" && m != "mpiio" && m != "mpi-io" && m != "heatmap" &&
+        m != "dxt_posix") {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A perfdm io log in darshan-parser's layout: its I/O modules (those of --module) written as a
+// Darshan log to a temporary file, then printed as any Darshan log.
+int run_io_log_as_darshan(const log_command_options& options, std::ostream& out,
+                          std::ostream& err) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path =
+      std::string(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp") + "/perfdm-log-XXXXXX.darshan";
+  const int fd = mkstemps(path.data(), 8);
+  if (fd < 0) {
+    err << "perfdm log: " << options.file << ": no temporary file for darshan-parser's layout\n";
+    return 1;
+  }
+  ::close(fd);
+  int rc = 1;
+  try {
+    std::vector<std::string> modules;
+    for (const auto& m : options.modules) {
+      std::string l = m;
+      std::transform(l.begin(), l.end(), l.begin(),
+                     [](unsigned char c) { return char(std::tolower(c)); });
+      if (l != "mpiio" && l != "mpi-io") modules.push_back(m);  // no MPI-IO records yet
+    }
+    if (modules.empty() && !options.modules.empty()) {
+      err << "perfdm log: " << options.file << ": the log has no MPI-IO module\n";
+    } else {
+      write_io_log_as_darshan(options.file, path, modules);
+      log_command_options d = options;
+      d.file = path;
+      d.modules.clear();
+      rc = run_darshan_log_command(d, out, err);
+    }
+  } catch (const std::exception& e) {
+    err << "perfdm log: " << options.file << ": " << e.what() << '\n';
+  }
+  ::unlink(path.c_str());
+  return rc;
+}
+
 }  // namespace
 
 int run_log_command(const log_command_options& options, std::ostream& out, std::ostream& err) {
@@ -66,10 +125,18 @@ int run_log_command(const log_command_options& options, std::ostream& out, std::
     }
     return run_darshan_log_command(options, out, err);
   }
+  if (!options.json && (darshan_only_options(options) || io_modules_only(options.modules))) {
+    bool io = false;
+    try {
+      io = has_io_modules(options.file);
+    } catch (const log_error&) {
+    }
+    if (io) return run_io_log_as_darshan(options, out, err);
+  }
   if (darshan_only_options(options)) {
     err << "perfdm log: " << options.file
-        << ": --total, --perf, --file, --base, --dxt and --csv read Darshan logs; this is "
-           "not one\n";
+        << ": --total, --perf, --file, --base, --dxt and --csv read Darshan logs and perfdm io's "
+           "logs; this is neither\n";
     return 1;
   }
   log_print_options p;

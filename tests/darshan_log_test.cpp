@@ -398,7 +398,7 @@ TEST_CASE("darshan: a wrong version, another file, or a region past the end are 
   o.total = true;
   res = run_log(bad, o);
   CHECK(res.rc == 1);
-  CHECK(res.err.find("read Darshan logs; this is not one") != std::string::npos);
+  CHECK(res.err.find("read Darshan logs and perfdm io's logs; this is neither") != std::string::npos);
 
   // The STDIO region claims a terabyte: it is read up to the next region.
   log_file log(whole);
