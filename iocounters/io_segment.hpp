@@ -28,8 +28,9 @@ inline constexpr std::uint32_t segment_version = 1;
 inline constexpr std::size_t segment_header_size = 4096;
 
 enum segment_state : std::uint32_t {
-  segment_running = 0,   // the process runs, or ended without exit() (killed, exec'd, _exit)
+  segment_running = 0,   // the process runs, or was killed
   segment_finished = 1,  // the process exited; end_* are set
+  segment_execed = 2,    // the process exec'd another program (a new segment); end_* are set
 };
 
 enum segment_options : std::uint32_t {

@@ -191,7 +191,7 @@ io_summary summarize(const io_log_contents& log, std::size_t top) {
     if (k == "process" && v.find("(did not exit)") != std::string::npos) ++unfinished;
   if (unfinished > 0) {
     s.missing.push_back(std::to_string(unfinished) +
-                        " processes did not exit (killed, exec'd or _exit): their counts stop at "
+                        " processes did not exit (killed): their counts stop at "
                         "their last call");
   }
   return s;

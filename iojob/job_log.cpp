@@ -24,7 +24,7 @@ struct process {
   std::int64_t end_ns;
 };
 
-// The latest end timestamp of any record: when a process that did not exit made its last call.
+// The latest end timestamp of any record: when a process that was killed made its last call.
 std::int64_t last_call_ns(const segment_snapshot& s, const tick_calibration& c) {
   std::int64_t last = 0;
   auto see = [&](std::int64_t ticks) {
@@ -108,7 +108,7 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
   for (const auto& s : segments) {
     const segment_header& h = s.header;
     if (forked_and_idle(s)) continue;
-    const bool finished = h.state == segment_finished && h.end_ticks != 0;
+    const bool finished = h.state != segment_running && h.end_ticks != 0;
     process p;
     p.s = &s;
     p.rank = std::int64_t(procs.size());
@@ -241,7 +241,8 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     std::string v = std::to_string(p.rank) + " " + std::to_string(h.pid) + " " +
                     std::string(h.exe, strnlen(h.exe, sizeof h.exe));
     if (h.fork_parent != 0) v += " forked from " + std::to_string(h.fork_parent);
-    if (h.state != segment_finished) v += " (did not exit)";
+    if (h.state == segment_execed) v += " (exec'd)";
+    if (h.state == segment_running) v += " (did not exit)";
     job.metadata.emplace_back("process", v);
     job.pids.push_back(std::uint64_t(h.pid));
   }

@@ -24,7 +24,7 @@ struct job_log_options {
 
 struct job_log_result {
   std::size_t processes = 0;
-  std::size_t unfinished = 0;  // processes that did not exit (killed, exec'd, _exit)
+  std::size_t unfinished = 0;  // processes that neither exited nor exec'd (killed)
   std::size_t posix_records = 0;
   std::size_t stdio_records = 0;
   std::size_t shared_records = 0;

@@ -85,6 +85,11 @@ bool open_job() {
   if (const char* j = env("PERFDM_IO_JOB");
       j != nullptr && directory_usable(j) && std::strlen(j) < sizeof job_dir) {
     std::strcpy(job_dir, j);
+    // The process that started the job, after an exec, is still the one that writes its log.
+    const char* root = env("PERFDM_IO_ROOT");
+    job_root = root != nullptr && std::atoi(root) == int(getpid());
+    const char* l = env("PERFDM_IO_LOG");
+    if (job_root && l != nullptr && std::strlen(l) < sizeof log_target) std::strcpy(log_target, l);
     return true;
   }
   const char* base = env("PERFDM_IO_SEGMENT_DIR");
@@ -94,13 +99,18 @@ bool open_job() {
   std::snprintf(job_dir, sizeof job_dir, "%s/perfdm-io.%u.%d.%llx", base, unsigned(getuid()),
                 int(getpid()), static_cast<unsigned long long>(read_ticks()));
   if (real::mkdir()(job_dir, 0700) != 0) return false;
-  setenv("PERFDM_IO_JOB", job_dir, 1);
   job_root = true;
   if (const char* l = env("PERFDM_IO_LOG"); l != nullptr && std::strlen(l) < sizeof log_target) {
     std::strcpy(log_target, l);
   } else if (getcwd(log_target, sizeof log_target) == nullptr) {
     log_target[0] = '\0';
   }
+  // Every process this one starts joins the job; this process stays its root across exec.
+  char pid[16];
+  std::snprintf(pid, sizeof pid, "%d", int(getpid()));
+  setenv("PERFDM_IO_JOB", job_dir, 1);
+  setenv("PERFDM_IO_ROOT", pid, 1);
+  if (log_target[0] != '\0') setenv("PERFDM_IO_LOG", log_target, 1);
   return true;
 }
 
@@ -353,6 +363,22 @@ void finish_process() {
   h.end_realtime_ns = realtime_ns();
   __atomic_store_n(&h.state, std::uint32_t(segment_finished), __ATOMIC_RELEASE);
   if (job_root) end_of_job();
+}
+
+bool image_ending() {
+  if (!ready() || getpid() != g.pid) return false;
+  segment_header& h = *g.header;
+  h.end_ticks = read_ticks();
+  h.end_realtime_ns = realtime_ns();
+  __atomic_store_n(&h.state, std::uint32_t(segment_execed), __ATOMIC_RELEASE);
+  return true;
+}
+
+void image_goes_on() {
+  segment_header& h = *g.header;
+  __atomic_store_n(&h.state, std::uint32_t(segment_running), __ATOMIC_RELEASE);
+  h.end_ticks = 0;
+  h.end_realtime_ns = 0;
 }
 
 namespace {

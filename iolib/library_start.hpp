@@ -12,4 +12,9 @@ bool excluded_name(const char* cleaned);
 // job writes its log. Idempotent.
 void finish_process();
 
+// exec is about to replace this image: stamps its segment's end (true when it did). When exec
+// fails, image_goes_on() stamps it running again.
+bool image_ending();
+void image_goes_on();
+
 }  // namespace perfdm::io::lib

@@ -170,6 +170,11 @@ using io_context = unsigned long;  // libaio's io_context_t (a pointer)
   X(fsetpos64, int, (FILE*, const fpos64_t*))                                   \
   X(rewind, void, (FILE*))                                                      \
   X(ftell, long, (FILE*))                                                       \
+  X(execve, int, (const char*, char* const[], char* const[]))                   \
+  X(execv, int, (const char*, char* const[]))                                   \
+  X(execvp, int, (const char*, char* const[]))                                  \
+  X(execvpe, int, (const char*, char* const[], char* const[]))                  \
+  X(fexecve, int, (int, char* const[], char* const[]))                          \
   X(_exit, void, (int))                                                         \
   X(_Exit, void, (int))
 

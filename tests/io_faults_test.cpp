@@ -133,3 +133,24 @@ TEST_CASE("io: the summary names files, bytes, times and the access pattern", "[
   CHECK(j["top"][0]["pattern"] == "1000 B sequential writes, 7 % not sequential (and 4 reads)");
   CHECK(j["partial"] == false);
 }
+
+TEST_CASE("io: the library alone, the first process exec'ing: its new image writes the log", "[io]") {
+  scratch_dir d("alone_exec");
+  const auto lib = run({PERFDM_BINARY, "io", "--library"});
+  const std::string library = lib.out.substr(0, lib.out.find('\n'));
+  const std::string logs = d / "logs";
+  std::filesystem::create_directories(logs);
+  const std::string script = "exec " + std::string(PERFDM_IO_CALLS) + " example " + d.path;
+  const auto rr = run({"/bin/sh", "-c", script}, {"LD_PRELOAD=" + library, "PERFDM_IO_LOG=" + logs});
+  REQUIRE(rr.exit_code() == 0);
+  std::vector<std::string> found;
+  for (const auto& e : std::filesystem::directory_iterator(logs)) found.push_back(e.path());
+  REQUIRE(found.size() == 1);
+  const auto log = io::read_io_log(found[0]);
+  CHECK(posix_of(log, d / "data.bin").counters[POSIX_WRITES] == 15);
+  bool execed = false;
+  for (const auto& [k, v] : log.job.metadata)
+    if (k == "process" && v.find("(exec'd)") != std::string::npos) execed = true;
+  CHECK(execed);  // the shell's image
+  CHECK(log.metadata("nprocs") == "2");
+}
