@@ -99,7 +99,7 @@ std::vector<csv_table> write_csv_tables(const log_file& log, const std::string& 
       std::string tail;
       for_each_named_record(
           log, names, m,
-          [&](const record& r, const std::string* name) {
+          [&](const record& r, std::optional<std::string_view> name) {
             tail.assign(",");
             if (name) tail += csv_field(*name);
             tail += '\n';

@@ -102,9 +102,10 @@ std::int64_t record::counter(std::size_t i) const {
   if (!layout || i >= layout->current_ints.size()) return -1;
   const auto& from = layout->current_ints[i];
   if (from.empty()) return missing_int(module, i);
-  std::int64_t v = 0;
-  for (int k : from) v += ints[k];
-  return v;
+  // Damaged values may overflow: the sum wraps, as darshan-util's does on its machines.
+  std::uint64_t v = 0;
+  for (int k : from) v += static_cast<std::uint64_t>(ints[k]);
+  return static_cast<std::int64_t>(v);
 }
 
 double record::fcounter(std::size_t i) const {
@@ -338,7 +339,7 @@ void log_file::read_job() {
     job_.run_time = (static_cast<double>(job_.end_time_sec) + job_.end_time_nsec / 1e9) -
                     (static_cast<double>(job_.start_time_sec) + job_.start_time_nsec / 1e9);
   else
-    job_.run_time = static_cast<double>(job_.end_time_sec - job_.start_time_sec + 1);
+    job_.run_time = static_cast<double>(job_.end_time_sec) - static_cast<double>(job_.start_time_sec) + 1;
 }
 
 void log_file::for_each_name(
@@ -441,6 +442,24 @@ bool record_reader::read_bytes(void* out, std::size_t size, bool started) {
     log_.note(what_ + " ends inside a record (" + std::to_string(got) + " of " +
               std::to_string(size) + " bytes): that record is not read");
   return false;
+}
+
+// Reads `count` int64 values into `into` (replacing its contents), a chunk at a time, so that
+// a damaged count costs memory only for the values the data really holds.
+bool record_reader::read_values(std::vector<std::int64_t>& into, std::uint64_t count) {
+  into.clear();
+  const bool swap = log_.swapped_;
+  std::int64_t chunk[8192];
+  while (count > 0) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, 8192));
+    if (!read_bytes(chunk, 8 * n, true)) return false;
+    for (std::size_t i = 0; i < n; ++i) {
+      fields f{reinterpret_cast<const unsigned char*>(chunk + i), swap};
+      into.push_back(f.i64(0));
+    }
+    count -= n;
+  }
+  return true;
 }
 
 // Reads the current DXT record's segments from the stream's position, in batches.
@@ -549,12 +568,7 @@ const record* record_reader::read_next() {
                 " bins: it is corrupt, the records after it are not read");
       return nullptr;
     }
-    extra_.resize(static_cast<std::size_t>(2 * nbins) + 2);
-    if (!read_bytes(extra_.data(), static_cast<std::size_t>(16 * nbins), true)) return nullptr;
-    for (std::int64_t i = 0; i < 2 * nbins; ++i) {
-      fields e{reinterpret_cast<const unsigned char*>(extra_.data() + i), swap};
-      extra_[static_cast<std::size_t>(i)] = e.i64(0);
-    }
+    if (!read_values(extra_, static_cast<std::uint64_t>(2 * nbins))) return nullptr;
     std::int64_t* write_bins = extra_.data();
     std::int64_t* read_bins = extra_.data() + nbins;
     // darshan-util evens out records one bin longer or shorter than the log's first (a
@@ -592,33 +606,30 @@ const record* record_reader::read_next() {
       return nullptr;
     }
     const std::size_t comp_bytes = 7 * 8 + lustre_pool_name_size;
-    std::size_t size = static_cast<std::size_t>(comps) * comp_bytes +
-                       static_cast<std::size_t>(stripes) * 8;
-    if (raw_.size() < size) raw_.resize(size);
-    if (!read_bytes(raw_.data(), size, true)) return nullptr;
-    fields c{raw_.data(), swap};
     // The runtime marks unused components with a stripe size of -1: they end the list.
     std::int64_t used_stripes = 0;
+    bool unused = false;
     for (std::int64_t i = 0; i < comps; ++i) {
-      std::size_t at = static_cast<std::size_t>(i) * comp_bytes;
+      if (!read_bytes(raw_.data(), comp_bytes, true)) return nullptr;
+      fields c{raw_.data(), swap};
       lustre_component lc;
-      for (int k = 0; k < 7; ++k) lc.counters[k] = c.i64(at + 8 * static_cast<std::size_t>(k));
-      if (lc.counters[0] == -1) break;
-      const char* pool = reinterpret_cast<const char*>(raw_.data() + at + 56);
+      for (int k = 0; k < 7; ++k) lc.counters[k] = c.i64(8 * static_cast<std::size_t>(k));
+      if (lc.counters[0] == -1) unused = true;
+      if (unused) continue;
+      const char* pool = reinterpret_cast<const char*>(raw_.data() + 56);
       lc.pool_name.assign(pool, strnlen(pool, lustre_pool_name_size));
-      used_stripes += std::max<std::int64_t>(lc.counters[1], 0);
+      used_stripes += std::clamp<std::int64_t>(lc.counters[1], 0, 1 << 24);
       r.components.push_back(std::move(lc));
     }
+    if (!read_values(extra_, static_cast<std::uint64_t>(stripes))) return nullptr;
+    // The OST ids of the components kept (those of unused components are dropped).
     if (used_stripes > stripes)
       log_.note(what_ + ": record " + std::to_string(r.id) + " lists " +
                 std::to_string(stripes) + " OSTs but its components stripe over " +
-                std::to_string(used_stripes) + ": the OST ids past the list read as -1");
-    extra_.assign(static_cast<std::size_t>(used_stripes), -1);
-    std::size_t ost_at = static_cast<std::size_t>(comps) * comp_bytes;
-    for (std::int64_t i = 0; i < std::min(used_stripes, stripes); ++i)
-      extra_[static_cast<std::size_t>(i)] = c.i64(ost_at + 8 * static_cast<std::size_t>(i));
+                std::to_string(used_stripes) + ": the components' OSTs past the list are missing");
+    extra_.resize(static_cast<std::size_t>(std::min(used_stripes, stripes)));
     r.ost_ids = extra_.data();
-    r.ost_count = used_stripes;
+    r.ost_count = static_cast<std::int64_t>(extra_.size());
     return &r;
   }
 
@@ -646,12 +657,7 @@ const record* record_reader::read_next() {
     lc.counters[5] = -1;
     lc.counters[6] = -1;
     r.components.push_back(lc);
-    extra_.resize(static_cast<std::size_t>(width));
-    if (!read_bytes(extra_.data(), static_cast<std::size_t>(8 * width), true)) return nullptr;
-    for (auto& v : extra_) {
-      fields e{reinterpret_cast<const unsigned char*>(&v), swap};
-      v = e.i64(0);
-    }
+    if (!read_values(extra_, static_cast<std::uint64_t>(width))) return nullptr;
     r.ost_ids = extra_.data();
     r.ost_count = width;
     return &r;
@@ -685,7 +691,6 @@ const record* record_reader::read_next() {
   dxt_pending_ = true;
   segments_.clear();
   if (dxt_total_ <= log_.options_.max_buffered_segments) {
-    segments_.reserve(static_cast<std::size_t>(dxt_total_));
     stream_segments(nullptr, &segments_);
     r.for_each_segment = [this](const std::function<void(const dxt_segment*, std::size_t)>& out) {
       if (!segments_.empty()) out(segments_.data(), segments_.size());

@@ -196,6 +196,7 @@ class record_reader {
  private:
   const record* read_next();
   bool read_bytes(void* out, std::size_t size, bool started);
+  bool read_values(std::vector<std::int64_t>& into, std::uint64_t count);
   void stream_segments(const std::function<void(const dxt_segment*, std::size_t)>& out,
                        std::vector<dxt_segment>* keep);
 

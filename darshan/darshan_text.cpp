@@ -4,6 +4,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -66,10 +67,10 @@ void print_job(const log_file& log, text_out& o) {
 
 // The mount a name lies on: the longest mount point it starts with (plain prefix, as
 // darshan-util matches), or null.
-const mount* mount_of(const log_file& log, const std::string* name) {
+const mount* mount_of(const log_file& log, std::optional<std::string_view> name) {
   if (!name) return nullptr;
   for (const auto& m : log.job().mounts)
-    if (name->compare(0, m.point.size(), m.point) == 0) return &m;
+    if (name->substr(0, m.point.size()) == m.point) return &m;
   return nullptr;
 }
 
@@ -165,7 +166,7 @@ struct line_printer {
   std::string prefix;  // "<module>\t<rank>\t<id>\t"
   std::string suffix;  // "\t<name>\t<mount>\t<type>\n"
 
-  void start(const record& r, const std::string* name, const mount* mnt) {
+  void start(const record& r, std::optional<std::string_view> name, const mount* mnt) {
     prefix.assign(module);
     prefix += '\t';
     prefix += std::to_string(r.rank);
@@ -174,7 +175,7 @@ struct line_printer {
     prefix += '\t';
     suffix.assign("\t");
     // darshan-parser prints a missing name as printf prints a null string.
-    suffix += name ? std::string_view(*name)
+    suffix += name ? *name
                    : r.module == BGQ_MOD ? std::string_view("darshan-bgq-record")
                                          : std::string_view("(null)");
     suffix += '\t';
@@ -281,8 +282,10 @@ void print_record(const record& r, line_printer& p) {
             p.i64(name, comp.counters[k]);
         }
         p.text(head + "POOL_NAME", comp.pool_name.empty() ? "N/A" : comp.pool_name);
-        for (std::int64_t s = 0; s < comp.counters[LUSTRE_COMP_STRIPE_COUNT]; ++s, ++ost)
-          p.i64(head + "OST_ID_" + std::to_string(s), ost < r.ost_count ? r.ost_ids[ost] : -1);
+        // One line per stripe, as far as the record lists OSTs (a damaged count lists fewer).
+        for (std::int64_t s = 0; s < comp.counters[LUSTRE_COMP_STRIPE_COUNT] && ost < r.ost_count;
+             ++s, ++ost)
+          p.i64(head + "OST_ID_" + std::to_string(s), r.ost_ids[ost]);
       }
       break;
     }
@@ -425,7 +428,7 @@ int print_parser_text(const log_file& log, const text_options& opt, std::ostream
     line_printer p{o, m.name, {}, {}};
     for_each_named_record(
         log, names, m,
-        [&](const record& r, const std::string* name) {
+        [&](const record& r, std::optional<std::string_view> name) {
           if (opt.base) {
             p.start(r, name, mount_of(log, name));
             print_record(r, p);
@@ -452,7 +455,7 @@ namespace {
 
 // One DXT record as darshan-dxt-parser prints it.
 void print_dxt_record(const log_file& log, const module_region& m, const record& r,
-                      const std::string* name, const std::unordered_map<std::uint64_t, std::pair<std::vector<lustre_component>, std::vector<std::int64_t>>>& lustre,
+                      std::optional<std::string_view> name, const std::unordered_map<std::uint64_t, std::pair<std::vector<lustre_component>, std::vector<std::int64_t>>>& lustre,
                       text_out& o) {
   const bool posix = m.id == DXT_POSIX_MOD;
   const bool has_threads = r.layout->dxt_segment_size >= 40;
@@ -466,7 +469,7 @@ void print_dxt_record(const log_file& log, const module_region& m, const record&
   }
   const mount* mnt = mount_of(log, name);
   o << "\n# DXT, file_id: ";
-  o.u64(r.id) << ", file_name: " << (name ? std::string_view(*name) : "(null)") << '\n';
+  o.u64(r.id) << ", file_name: " << (name ? *name : "(null)") << '\n';
   o << "# DXT, rank: ";
   o.i64(r.rank) << ", hostname: " << r.hostname << '\n';
   o << "# DXT, number of threads: " << std::to_string(threads) << '\n';
@@ -502,7 +505,9 @@ void print_dxt_record(const log_file& log, const module_region& m, const record&
       o << "stripe_size: ";
       o.i64(c.counters[LUSTRE_COMP_STRIPE_SIZE]) << ", stripe_count: ";
       o.i64(c.counters[LUSTRE_COMP_STRIPE_COUNT]) << ", OSTs:";
-      for (std::int64_t j = 0; j < c.counters[LUSTRE_COMP_STRIPE_COUNT]; ++j, ++ost) {
+      for (std::int64_t j = 0; j < c.counters[LUSTRE_COMP_STRIPE_COUNT] &&
+                               ost < static_cast<std::int64_t>(osts->size());
+           ++j, ++ost) {
         o << ' ';
         o.i64(ost_at(ost));
       }
@@ -513,7 +518,11 @@ void print_dxt_record(const log_file& log, const module_region& m, const record&
   if (comps) o << "   [OST]";
   o << "   Pthread-ID\n";
 
-  char line[256];
+  // Wide enough for two %12.4f of the largest doubles (309 digits each); clamped anyway.
+  char line[1024];
+  auto put_line = [&](int len) {
+    o << std::string_view(line, static_cast<std::size_t>(std::clamp(len, 0, int{sizeof line} - 1)));
+  };
   const char* tag = posix ? "X_POSIX" : "X_MPIIO";
   std::int64_t index = 0;
   r.for_each_segment([&](const dxt_segment* segs, std::size_t n) {
@@ -521,13 +530,18 @@ void print_dxt_record(const log_file& log, const module_region& m, const record&
       const dxt_segment& s = segs[i];
       const bool write = index < r.write_count;
       const int seg_no = static_cast<int>(write ? index : index - r.write_count);
-      int len = std::snprintf(line, sizeof line, "%8s%8lld%7s%9d%16lld%16lld%12.4f%12.4f  ", tag,
-                              static_cast<long long>(r.rank), write ? "write" : "read", seg_no,
-                              static_cast<long long>(s.offset), static_cast<long long>(s.length),
-                              s.start_time, s.end_time);
-      o << std::string_view(line, static_cast<std::size_t>(std::max(len, 0)));
+      put_line(std::snprintf(line, sizeof line, "%8s%8lld%7s%9d%16lld%16lld%12.4f%12.4f  ", tag,
+                             static_cast<long long>(r.rank), write ? "write" : "read", seg_no,
+                             static_cast<long long>(s.offset), static_cast<long long>(s.length),
+                             s.start_time, s.end_time));
       if (comps) {
         // The OSTs the segment touches, one per stripe, at most a full round of stripes.
+        // (Offsets of a damaged log may overflow: the sums saturate.)
+        auto add = [](std::int64_t a, std::int64_t b) {
+          std::int64_t r;
+          return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+        };
+        const std::int64_t seg_end = add(s.offset, s.length);
         std::int64_t cur = s.offset, ost_base = 0, printed = 0;
         for (const auto& c : *comps) {
           const std::int64_t size = c.counters[LUSTRE_COMP_STRIPE_SIZE];
@@ -535,17 +549,19 @@ void print_dxt_record(const log_file& log, const module_region& m, const record&
           const std::int64_t ext_start = c.counters[LUSTRE_COMP_EXT_START];
           const std::int64_t ext_end = c.counters[LUSTRE_COMP_EXT_END];
           if (count == 0) continue;
-          if (size > 0 && cur >= ext_start && (cur < ext_end || ext_end == -1)) {
-            std::int64_t in_comp = cur - ext_start;
+          if (size > 0 && count > 0 && cur >= ext_start && (cur < ext_end || ext_end == -1)) {
+            std::int64_t in_comp = add(cur, ext_start == INT64_MIN ? INT64_MAX : -ext_start);
             std::int64_t idx = (in_comp / size) % count;
-            while (cur < s.offset + s.length && (cur < ext_end || ext_end == -1)) {
+            while (cur < seg_end && (cur < ext_end || ext_end == -1)) {
               o << " [";
               o.i64(ost_at(ost_base + idx)) << ']';
               idx = idx == count - 1 ? 0 : idx + 1;
-              in_comp = (in_comp / size + 1) * size;
-              cur = ext_start + in_comp;
-              if (++printed >= count) {
-                cur = ext_end == -1 ? s.offset + s.length : ext_end;
+              std::int64_t next;
+              in_comp = __builtin_mul_overflow(in_comp / size + 1, size, &next) ? INT64_MAX : next;
+              cur = add(ext_start, in_comp);
+              // At most one round of stripes (and no more than the OSTs listed).
+              if (++printed >= std::min<std::int64_t>(count, static_cast<std::int64_t>(osts->size()))) {
+                cur = ext_end == -1 ? seg_end : ext_end;
                 break;
               }
             }
@@ -557,8 +573,7 @@ void print_dxt_record(const log_file& log, const module_region& m, const record&
       if (!has_threads) {
         o << " N/A\n";
       } else {
-        len = std::snprintf(line, sizeof line, " %4lu\n", static_cast<unsigned long>(s.thread));
-        o << std::string_view(line, static_cast<std::size_t>(std::max(len, 0)));
+        put_line(std::snprintf(line, sizeof line, " %4lu\n", static_cast<unsigned long>(s.thread)));
       }
     }
   });
@@ -601,7 +616,7 @@ int print_dxt_text(const log_file& log, const text_options& opt, std::ostream& o
     }
     for_each_named_record(
         log, names, m,
-        [&](const record& r, const std::string* name) {
+        [&](const record& r, std::optional<std::string_view> name) {
           print_dxt_record(log, m, r, name, lustre, o);
         },
         opt.lookahead_records);

@@ -37,6 +37,7 @@
 #include "log/log_modules.hpp"
 #include "log/log_print.hpp"
 #include "log/log_reader.hpp"
+#include "fuzz/memory_file.hpp"
 
 using namespace perfdm;
 
@@ -47,32 +48,6 @@ class null_buffer final : public std::streambuf {
  protected:
   std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
   int_type overflow(int_type c) override { return traits_type::not_eof(c); }
-};
-
-class memory_file {
- public:
-  memory_file() {
-    fd_ = ::memfd_create("perfdm_log_fuzz", MFD_CLOEXEC);
-    if (fd_ < 0) {
-      std::perror("memfd_create");
-      std::abort();
-    }
-    path_ = "/proc/self/fd/" + std::to_string(fd_);
-  }
-  const std::string& path() const { return path_; }
-  void set(const std::uint8_t* data, std::size_t size) {
-    if (::ftruncate(fd_, 0) != 0) std::abort();
-    std::size_t done = 0;
-    while (done < size) {
-      const ssize_t n = ::pwrite(fd_, data + done, size - done, static_cast<off_t>(done));
-      if (n <= 0) std::abort();
-      done += static_cast<std::size_t>(n);
-    }
-  }
-
- private:
-  int fd_ = -1;
-  std::string path_;
 };
 
 // The printers `perfdm log` uses (log/log_modules.hpp): ids 16-19, version 1, so the seed
@@ -205,7 +180,7 @@ void walk_chunks(const std::string& path) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static memory_file file;
+  static memory_file file("perfdm_log_fuzz");
   std::vector<std::uint8_t> fixed(data, data + size);
   fix_checksums(fixed);
   if (!std::equal(fixed.begin(), fixed.end(), data)) {

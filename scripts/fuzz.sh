@@ -5,7 +5,7 @@
 # report, leak, timeout or broken round trip; the failing input is kept in
 # build-fuzz/artifacts/ and printed (base64) so a CI log is enough to reproduce it:
 #   base64 -d > crash && build-fuzz/fuzz/log_reader_fuzz crash   (or xml_codec_fuzz,
-#   frames_schema_fuzz, dyper_framing_fuzz, dyper_agent_framing_fuzz)
+#   frames_schema_fuzz, dyper_framing_fuzz, dyper_agent_framing_fuzz, darshan_reader_fuzz)
 # PERFDM_FUZZ_SECONDS: seconds per target (default 60). scripts/test.sh runs this after ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ start=$SECONDS
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFDM_FUZZ=ON \
   -DBUILD_TESTING=OFF -DPERFDM_BENCHMARKS=OFF >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target log_reader_fuzz xml_codec_fuzz frames_schema_fuzz \
-  dyper_framing_fuzz dyper_agent_framing_fuzz
+  dyper_framing_fuzz dyper_agent_framing_fuzz darshan_reader_fuzz
 echo "fuzz: targets built in $((SECONDS - start)) s"
 
 work="$(mktemp -d)"
@@ -66,6 +66,7 @@ run xml_codec_fuzz xml -dict=fuzz/xml_codec.dict
 run frames_schema_fuzz frames
 run dyper_framing_fuzz framing -dict=fuzz/dyper_framing.dict
 run dyper_agent_framing_fuzz agent_framing -dict=fuzz/dyper_framing.dict
+run darshan_reader_fuzz darshan
 
 [ ${#failed[@]} -eq 0 ] || echo "fuzz: failed: ${failed[*]}"
 echo "fuzz: $passed passed, ${#failed[@]} failed"

@@ -101,6 +101,7 @@ TEST_CASE("darshan: logs of every format, compression and byte order read back")
   CHECK(names.names_in_log() == 3);
   REQUIRE(names.find(record_id("/home/u/in.txt")));
   CHECK(*names.find(record_id("/home/u/in.txt")) == "/home/u/in.txt");
+  CHECK_FALSE(names.find(record_id("/not/in/the/log")));
 
   const auto expected = darshan_test::modules_of(format);
   REQUIRE(log.modules().size() == expected.size());
