@@ -14,6 +14,7 @@
 #include "cli/log_command.hpp"
 #include "cli/relay_command.hpp"
 #include "cli/replay_command.hpp"
+#include "cli/report_command.hpp"
 #include "cli/search_command.hpp"
 #include "cli/send_command.hpp"
 #include "cli/top_command.hpp"
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   auto* demo = perfdm::add_demo_command(app, demo_options);
   perfdm::log_command_line_options log_options;
   auto* log = perfdm::add_log_command(app, log_options);
+  perfdm::report_command_options report_options;
+  auto* report = perfdm::add_report_command(app, report_options);
   perfdm::add_frames_commands(app);
   perfdm::send_options send_options;
   auto* send = perfdm::add_send_command(app, send_options);
@@ -57,6 +60,7 @@ int main(int argc, char** argv) {
   if (*search) return perfdm::run_search_command(search_options, std::cout, std::cerr);
   if (*top) return perfdm::run_top_command(top_options, std::cout, std::cerr);
   if (*io) return perfdm::run_io_command(io_options, std::cout, std::cerr);
+  if (*report) return perfdm::run_report_command(report_options, std::cout, std::cerr);
   if (*log) return perfdm::run_log_command_line(log_options, std::cout, std::cerr);
   if (*replay) return perfdm::run_replay_command(replay_options, command_line);
   if (*engine) return perfdm::run_engine_command(engine_options, command_line);

@@ -31,6 +31,8 @@ packages+=(libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev gola
 # Darshan's logs (darshan/, perfdm log FILE.darshan): bzip2-compressed regions; CSV tables are
 # checked with pandas (python3-pandas).
 packages+=(libbz2-dev python3-pandas)
+# perfdm report (ioreport/) writes its page's data with nlohmann's JSON library.
+packages+=(nlohmann-json3-dev)
 # The Performance Consultant's live tests on programs nobody here wrote
 # (tests/pc_real_programs_live_test.cpp): Debian's xz, sqlite3 and python3 (the GIL test needs
 # /usr/bin/python3 itself, not a python from elsewhere); binutils' strip, objcopy and nm and
