@@ -2,7 +2,8 @@
 # The Debian package: cpack -G DEB writes perfdm_<version>_amd64.deb; its Depends: names the
 # Debian libraries perfdm links (dpkg-shlibdeps); extracted into an empty root it holds the
 # executable, the man page, the docs, the CMake package and the pkg-config file, and the
-# extracted `perfdm --version` runs and says the version.
+# extracted `perfdm --version` runs and says the version; the extracted `perfdm report` writes
+# a page with the chart libraries inline.
 # usage: deb.sh BUILD_DIR VERSION WORK_DIR
 set -euo pipefail
 build="$1" version="$2" work="$3"
@@ -46,4 +47,15 @@ done
 [ "$("$root/usr/bin/perfdm" --version)" = "perfdm $version" ] || fail "perfdm --version"
 grep -q '^\.SS perfdm gen$' "$root/usr/share/man/man1/perfdm.1" ||
   fail "the man page does not describe perfdm gen"
+# perfdm report from the package alone: its page template, script and the chart libraries it
+# writes inline come from /usr/share/perfdm/web.
+for f in report/report.html report/report.js report/report.css lib/chart.js/chart.min.js lib/d3/d3.min.js; do
+  [ -f "$root/usr/share/perfdm/web/$f" ] || fail "the package lacks /usr/share/perfdm/web/$f"
+done
+"$root/usr/bin/perfdm" report "$(dirname "$0")/../darshan/logs/mpi-io-test-x86_64-3.5.0.darshan" \
+  -o "$work/report.html" >/dev/null 2>"$work/report.err" || fail "perfdm report: $(cat "$work/report.err")"
+grep -q 'Chart.js v3' "$work/report.html" || fail "the report lacks Chart.js inline"
+grep -q 'https://d3js.org v7' "$work/report.html" || fail "the report lacks d3 inline"
+grep -q 'id="report-data"' "$work/report.html" || fail "the report lacks its data"
+! grep -q 'perfdm:scripts' "$work/report.html" || fail "the report's template was not filled"
 echo "deb: $(basename "$deb") checked"

@@ -102,9 +102,12 @@
     return canvas;
   }
 
-  function bars(parent, labels, datasets, { stacked = false, horizontal = false, yTitle = '', tall = false, label = '', log = false } = {}) {
+  // Tick labels in the page's words: bytes ("4 KiB"), seconds ("12 ms") or counts ("1.2 M").
+  const tickFormats = { bytes, seconds, count };
+
+  function bars(parent, labels, datasets, { stacked = false, horizontal = false, yTitle = '', tall = false, label = '', log = false, format = 'count' } = {}) {
     const valueAxis = { stacked, beginAtZero: true, title: { display: !!yTitle, text: yTitle } };
-    if (yTitle === 'bytes') valueAxis.ticks = { callback: (v) => bytes(v) };
+    valueAxis.ticks = { callback: (v) => tickFormats[format](v) };
     if (log) Object.assign(valueAxis, { type: 'logarithmic' });
     return chart(parent, {
       type: 'bar',
@@ -186,7 +189,7 @@
     }
     const width = Math.max(360, Math.min(900, parent.clientWidth - 20 || 600));
     const margin = { left: 56, top: 46, right: 70, bottom: 34 };
-    const cellH = Math.max(2, Math.min(12, Math.floor(260 / rows)));
+    const cellH = Math.max(2, Math.min(40, Math.floor(240 / rows)));
     const plotW = width - margin.left - margin.right, plotH = cellH * rows;
     const height = plotH + margin.top + margin.bottom;
     const box = el('div', { class: 'heatmap-box' });
@@ -273,23 +276,23 @@
     const costRow = el('div', { class: 'charts' });
     cost.append(costRow);
     const avg = el('div');
-    avg.append(el('h3', { text: 'Average per process, by module (s)' }));
+    avg.append(el('h3', { text: 'Average per process, by module' }));
     costRow.append(avg);
     bars(avg, counted.map((m) => m.name), [
       { label: 'Read', data: counted.map((m) => m.cost.read), backgroundColor: blue },
       { label: 'Write', data: counted.map((m) => m.cost.write), backgroundColor: orange },
       { label: 'Metadata', data: counted.map((m) => m.cost.meta), backgroundColor: grey },
-    ], { stacked: true, horizontal: true, label: 'average I/O time per process by module' });
+    ], { stacked: true, horizontal: true, format: 'seconds', label: 'average I/O time per process by module' });
     const per = el('div');
     const l = data.costs.layout;
-    per.append(el('h3', { text: `Each process: POSIX and STDIO time (s)${l.ranks_per_row > 1 ? `, ${l.ranks_per_row} ranks per bar` : ''}` }));
+    per.append(el('h3', { text: `Each process: POSIX and STDIO time${l.ranks_per_row > 1 ? `, ${l.ranks_per_row} ranks per bar` : ''}` }));
     costRow.append(per);
     const rankLabels = data.costs.read.map((_, r) => l.ranks_per_row > 1 ? `${r * l.ranks_per_row}-${Math.min((r + 1) * l.ranks_per_row, j.nprocs) - 1}` : String(r));
     bars(per, rankLabels, [
       { label: 'Read', data: data.costs.read, backgroundColor: blue },
       { label: 'Write', data: data.costs.write, backgroundColor: orange },
       { label: 'Metadata', data: data.costs.meta, backgroundColor: grey },
-    ], { stacked: true, label: 'I/O time per process' });
+    ], { stacked: true, format: 'seconds', label: 'I/O time per process' });
 
     // Heatmaps (HEATMAP module) and DXT.
     if (data.heatmaps.length || data.dxt.length) {
@@ -354,7 +357,7 @@
       bars(p, top.map((m) => m.point), [
         { label: 'Read', data: top.map((m) => m.bytes_read), backgroundColor: blue },
         { label: 'Written', data: top.map((m) => m.bytes_written), backgroundColor: orange },
-      ], { horizontal: true, stacked: true, yTitle: 'bytes', label: 'bytes per file system' });
+      ], { horizontal: true, stacked: true, format: 'bytes', label: 'bytes per file system' });
       p.append(table(['mount point', 'type', 'read', 'written', 'records'], data.mounts.map((m) => [{ text: m.point, class: 'file' }, m.type, bytes(m.bytes_read), bytes(m.bytes_written), count(m.records)]), [2, 3, 4]));
     }
 
@@ -401,22 +404,22 @@
     bars(b, labels, [
       { label: 'Read', data: jobs.map((r) => r.bytes_read), backgroundColor: blue },
       { label: 'Written', data: jobs.map((r) => r.bytes_written), backgroundColor: orange },
-    ], { stacked: true, yTitle: 'bytes', label: 'bytes per job' });
-    const t = el('div', {}, el('h3', { text: 'I/O time per job (s, all processes)' }));
+    ], { stacked: true, format: 'bytes', label: 'bytes per job' });
+    const t = el('div', {}, el('h3', { text: 'I/O time per job (all processes)' }));
     row.append(t);
     chart(t, {
       type: 'line',
       data: { labels, datasets: [{ label: 'I/O time', data: jobs.map((r) => r.io_time), borderColor: blue, backgroundColor: blue }] },
-      options: { plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true } } },
+      options: { plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true, ticks: { callback: (v) => seconds(v) } } } },
     }, { label: 'I/O time per job' });
     const codes = data.insights.filter((i) => i.level === 'high' || i.level === 'warn').map((i) => i.code);
     const palette = [red, orange, blue, green, '#8e44ad', '#16a085', '#7f8c8d', '#d35400', '#2c3e50', '#c71585'];
-    const ins = el('div', {}, el('h3', { text: 'Insights per job: time at stake (s)' }));
+    const ins = el('div', {}, el('h3', { text: 'Insights per job: time at stake' }));
     row.append(ins);
     bars(ins, labels, codes.map((c, k) => ({
       label: c, backgroundColor: palette[k % palette.length],
       data: jobs.map((r) => { const i = r.insights.find((x) => x.code === c); return i ? Math.max(i.seconds, 0) : 0; }),
-    })), { stacked: true, label: 'insights per job' });
+    })), { stacked: true, format: 'seconds', label: 'insights per job' });
 
     const p = panel('Jobs', { wide: true, id: 'jobs' });
     p.append(table(['started', 'job', 'program', 'processes', 'run time', 'read', 'written', 'I/O time', 'files', 'insights', 'log'],
