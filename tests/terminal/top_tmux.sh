@@ -18,8 +18,17 @@ fail() {
   exit 1
 }
 status_file="$(mktemp)"
-tmux_ -f /dev/null new-session -d -s "$session" -x 80 -y 24 \
-  "LANG=C.UTF-8 '$perfdm' top --checktime 5 -- '$pc_cpu' 30; echo \"exit=\$?\" > '$status_file'; sleep 30"
+# A tmux server can end while it starts ("server exited unexpectedly", seen once on a loaded
+# machine, before perfdm ran at all): that is tmux's, so it is tried again, at most three times.
+for attempt in 1 2 3; do
+  if tmux_ -f /dev/null new-session -d -s "$session" -x 80 -y 24 \
+    "LANG=C.UTF-8 '$perfdm' top --checktime 5 -- '$pc_cpu' 30; echo \"exit=\$?\" > '$status_file'; sleep 30"; then
+    break
+  fi
+  [ "$attempt" -lt 3 ] || fail "tmux could not start a session (3 tries)"
+  tmux_ kill-server 2>/dev/null || true
+  sleep 1
+done
 
 # wait_for PATTERN SECONDS: until the screen shows PATTERN (extended regex).
 wait_for() {
