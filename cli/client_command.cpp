@@ -25,119 +25,18 @@
 #include <sstream>
 #include <thread>
 
+#include "actors/remote_client_actor.hpp"
 #include "cli/host_port.hpp"
+#include "cli/stop_signals.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/remote_interface.hpp"
+#include "messages/short_request.hpp"
 #include "messages/type_registry.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm {
 
 namespace {
-
-volatile std::sig_atomic_t client_stopped = 0;
-
-void on_client_signal(int) {
-  client_stopped = 1;
-}
-
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// The argument element a command takes when the short form does not name one.
-std::string default_element(const std::string& command) {
-  if (command == "SETFLAGS" || command == "CLEARFLAGS") return "FLAGS";
-  if (command == "CLOSE") return "STREAM";
-  if (command == "DEFINE") return "METRIC";
-  for (const char* c : {"ATTACH", "DETACH", "WATCH", "UNWATCH", "PROFILE", "STACKS"})
-    if (command == c) return "PROCESS";
-  return command;
-}
-
-// Stdout is written by the client actor (events, replies) and by the main thread (requests
-// refused before they were sent): one line at a time, whole.
-class printer {
- public:
-  explicit printer(std::ostream& out) : out_(out) {}
-  void line(const std::string& text) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    out_ << text << std::endl;  // flushed: a watching client prints events as they come
-  }
-
- private:
-  std::mutex mutex_;
-  std::ostream& out_;
-};
-
-using run_atom = caf::atom_constant<caf::atom("clrun")>;
-constexpr std::uint64_t no_stream = std::numeric_limits<std::uint64_t>::max();
-
-struct client_state {
-  caf::actor dm;
-  std::shared_ptr<printer> out;
-  std::shared_ptr<std::atomic<bool>> lost;  // the engine went down (killed, or timed out)
-  std::map<std::uint64_t, caf::response_promise> pending;  // by request id
-  static inline const char* name = "perfdm.client";
-};
-
-using client_actor = caf::stateful_actor<client_state>*;
-
-// Every reply the engine may send (messages/message_lists.hpp), and errors.
-template <class... Ts, class F>
-caf::behavior reply_handlers(type_list<Ts...>, F f) {
-  return caf::behavior{[=](caf::error& e) mutable { f(caf::make_message(std::move(e))); },
-                       [=](Ts& x) mutable { f(caf::make_message(std::move(x))); }...};
-}
-
-// The actor in this process that sends the requests and is the sink of the streams it
-// opens, so that events and replies print in the order they arrive, as the gateway writes
-// them. `(run, request, target)` answers (reply was an error, stream opened or no_stream).
-template <class... Es>
-caf::behavior client_behavior(client_actor self, type_list<Es...>) {
-  return {
-      [=](run_atom, caf::message& request, std::string& target) {
-        auto rp = self->make_response_promise();
-        if (request.match_elements<open_stream>())
-          request = caf::make_message(open_stream{caf::actor_cast<caf::actor>(self)});
-        auto handle = self->request(self->state.dm, caf::infinite, request);
-        auto id = handle.id().integer_value();
-        self->state.pending.emplace(id, rp);
-        self->add_multiplexed_response_handler(
-            handle.id(), reply_handlers(reply_types{}, [=](caf::message answer) mutable {
-              if (self->state.pending.erase(id) == 0) return;  // the engine was lost meanwhile
-              bool failed = answer.match_elements<caf::error>();
-              self->state.out->line(failed ? print_error(target, answer.get_as<caf::error>(0))
-                                           : print_reply(target, answer));
-              auto opened = answer.match_elements<stream_opened>()
-                                ? answer.get_as<stream_opened>(0).stream.id
-                                : no_stream;
-              rp.deliver(failed, opened);
-            }));
-        return rp;
-      },
-      [=](Es& event) {
-        self->state.out->line(print_event(caf::make_message(std::move(event))));
-      }...,
-  };
-}
-
-caf::behavior client(client_actor self, caf::actor dm, std::shared_ptr<printer> out,
-                     std::shared_ptr<std::atomic<bool>> lost) {
-  self->state.dm = dm;
-  self->state.out = std::move(out);
-  self->state.lost = std::move(lost);
-  self->monitor(dm);
-  // The engine's proxy goes down when the connection is lost or times out.
-  self->set_down_handler([=](caf::down_msg&) {
-    *self->state.lost = true;
-    for (auto& [id, rp] : self->state.pending)
-      rp.deliver(caf::make_error(caf::sec::remote_linking_failed));
-    self->state.pending.clear();
-  });
-  return client_behavior(self, event_types{});
-}
 
 // The requests of the command line (groups of words between lone ";"), or of `in`.
 std::vector<std::vector<std::string>> requests_of(const client_options& o, std::istream& in) {
@@ -181,38 +80,6 @@ bool substitute_stream(std::string& xml, std::uint64_t last_stream) {
 
 }  // namespace
 
-std::optional<std::string> client_request_xml(const std::vector<std::string>& words,
-                                              const std::string& target, std::string& why) {
-  if (words.empty()) {
-    why = "an empty request";
-    return std::nullopt;
-  }
-  if (words.size() == 1 && !words[0].empty() && words[0][0] == '<') return words[0];
-  auto command = upper(words[0]);
-  if (command.empty() || command.find('=') != std::string::npos || command[0] == '<') {
-    why = "a request starts with its COMMAND (e.g. METRICS), not '" + words[0] + "'";
-    return std::nullopt;
-  }
-  std::size_t next = 1;
-  std::string element;
-  if (next < words.size() && words[next].find('=') == std::string::npos)
-    element = upper(words[next++]);
-  std::string attributes;
-  for (; next < words.size(); ++next) {
-    auto eq = words[next].find('=');
-    if (eq == std::string::npos || eq == 0) {
-      why = "'" + words[next] + "' is not NAME=VALUE";
-      return std::nullopt;
-    }
-    attributes += " " + upper(words[next].substr(0, eq)) + "='" +
-                  xml_escaped(words[next].substr(eq + 1)) + "'";
-  }
-  auto xml = "<DYPER PID='" + xml_escaped(target) + "' COMMAND='" + xml_escaped(command) + "'";
-  if (element.empty() && attributes.empty()) return xml + "/>";
-  if (element.empty()) element = default_element(command);
-  return xml + "><" + element + attributes + "/></DYPER>";
-}
-
 CLI::App* add_client_command(CLI::App& app, client_options& o) {
   auto* cmd = app.add_subcommand(
       "client",
@@ -245,7 +112,7 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
   std::vector<std::string> requests;
   for (auto& words : requests_of(o, in)) {
     std::string why;
-    auto xml = client_request_xml(words, o.target, why);
+    auto xml = short_request_xml(words, o.target, why);
     if (!xml) {
       err << "perfdm client: " << why << '\n';
       return 2;
@@ -257,11 +124,7 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
     return 2;
   }
   if (o.watch) {
-    struct sigaction sa {};
-    sa.sa_handler = on_client_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    install_stop_signals();
   }
   remote_peer_config cfg(o.remote);
   caf::actor_system sys{cfg};
@@ -307,9 +170,9 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
     return 2;
   }
 
-  auto print = std::make_shared<printer>(out);
+  auto print = std::make_shared<line_printer>(out);
   auto lost = std::make_shared<std::atomic<bool>>(false);
-  auto self_actor = sys.spawn(client, caf::actor_cast<caf::actor>(*handle), print, lost);
+  auto self_actor = spawn_remote_client(sys, caf::actor_cast<caf::actor>(*handle), print, lost);
   int rc = 0;
   bool any_error = false;
   std::uint64_t last_stream = no_stream;
@@ -327,7 +190,7 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
         any_error = true;
         continue;
       }
-      self->request(self_actor, reply_wait, run_atom::value, parsed.request, parsed.target)
+      self->request(self_actor, reply_wait, client_run_atom::value, parsed.request, parsed.target)
           .receive(
               [&](bool failed, std::uint64_t opened) {
                 any_error = any_error || failed;
@@ -345,7 +208,7 @@ int run_client_command(const client_options& o, std::istream& in, std::ostream& 
       if (rc) break;
     }
     if (rc == 0 && o.watch) {
-      while (!client_stopped && !*lost) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      while (!stop_requested() && !*lost) std::this_thread::sleep_for(std::chrono::milliseconds(50));
       if (*lost) {
         err << "perfdm client: the engine at " << o.address << " was lost\n";
         rc = 2;

@@ -39,13 +39,4 @@ CLI::App* add_client_command(CLI::App& app, client_options& options);
 int run_client_command(const client_options& options, std::istream& in, std::ostream& out,
                        std::ostream& err);
 
-// The XML request of a short form, `COMMAND [ELEMENT] [NAME=VALUE ...]` for `target`: the
-// argument element is ELEMENT if given (a word without '='), else the one COMMAND takes
-// (FLAGS for SETFLAGS/CLEARFLAGS, STREAM for CLOSE, PROCESS for ATTACH, DETACH, WATCH,
-// UNWATCH, PROFILE, STACKS, METRIC for DEFINE, else COMMAND itself); no attributes and no
-// ELEMENT: no argument. One word starting with '<' is XML already and is returned as it is.
-// Nothing, with `why`, when the words are not a request.
-std::optional<std::string> client_request_xml(const std::vector<std::string>& words,
-                                              const std::string& target, std::string& why);
-
 }  // namespace perfdm

@@ -22,6 +22,7 @@
 #include "actors/daemon_relay_actor.hpp"
 #include "cli/bounded_exit.hpp"
 #include "cli/host_port.hpp"
+#include "cli/stop_signals.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
@@ -34,15 +35,6 @@
 namespace perfdm {
 
 namespace {
-
-volatile std::sig_atomic_t daemon_stop = 0;
-
-// The first SIGINT/SIGTERM stops the daemon in order (bounded by exit_within); a second one
-// ends it at once.
-void on_daemon_stop(int) {
-  if (daemon_stop) std::_Exit(1);
-  daemon_stop = 1;
-}
 
 // How long the daemon may take to leave once it decided to: after its upstream went away
 // (nothing left to send), and after SIGINT/SIGTERM (its sources first send what they read,
@@ -184,13 +176,11 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
       << " forwarding to " << o.upstream << '\n';
   out.flush();
 
-  struct sigaction sa {};
-  sa.sa_handler = on_daemon_stop;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  // The first SIGINT/SIGTERM stops the daemon in order (bounded by exit_within); a second
+  // one ends it at once.
+  install_stop_signals({true, false});
   bool upstream_gone = false;
-  while (!daemon_stop && !upstream_gone)
+  while (!stop_requested() && !upstream_gone)
     self->receive([&](caf::down_msg&) { upstream_gone = true; },
                   caf::after(std::chrono::milliseconds(100)) >> [] {});
   if (upstream_gone) {

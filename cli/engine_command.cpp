@@ -1,4 +1,5 @@
 #include "cli/engine_command.hpp"
+#include "cli/stop_signals.hpp"
 
 #include <unistd.h>
 
@@ -63,7 +64,8 @@ int run_engine_command(engine_command_options options, const std::string& comman
   if (options.log.empty()) options.log = default_engine_log();
   o.default_log = options.log;
   if (!configure_publishing(o, options.publish, std::cerr)) return 1;
-  install_engine_stop_handlers();
+  // SIGINT/SIGTERM end the reading of standard input (and the serving): the log is written.
+  install_stop_signals({false, true});
   options.http.tls_cert = options.publish.remote.tls_cert;  // the same --tls-* options
   options.http.tls_key = options.publish.remote.tls_key;
   options.http.tls_ca = options.publish.remote.tls_ca;

@@ -5,50 +5,15 @@
 
 #include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <fstream>
 #include <iostream>
 
 #include "cli/engine_controller.hpp"
 #include "cli/engine_listener.hpp"
 #include "cli/readable_lines.hpp"
+#include "cli/stop_signals.hpp"
 
 namespace perfdm {
-
-namespace {
-
-// Set by SIGINT/SIGTERM: the engine stops reading, writes its log and exits.
-volatile std::sig_atomic_t stop_requested = 0;
-
-// Closing standard input ends a read in progress and any read still to come, so a signal
-// that lands just before the read cannot leave the engine waiting for input.
-void on_stop_signal(int) {
-  stop_requested = 1;
-  close(STDIN_FILENO);
-}
-
-// With --listen the engine serves until SIGINT/SIGTERM, whether or not standard input ends.
-void wait_for_stop_signal() {
-  sigset_t stop, old;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  sigprocmask(SIG_BLOCK, &stop, &old);
-  while (!stop_requested) sigsuspend(&old);  // atomically unblocks and waits: no lost signal
-  sigprocmask(SIG_SETMASK, &old, nullptr);
-}
-
-}  // namespace
-
-void install_engine_stop_handlers() {
-  // Without SA_RESTART a signal interrupts the blocking read of standard input.
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 void add_session_settings(CLI::App& command, session_settings& settings) {
   command
@@ -117,8 +82,8 @@ int run_engine_session(std::istream& in, const session_options& options,
         pending.erase(0, nl + 1);
         return true;
       }
-      if (!input_open || stop_requested) {
-        if (pending.empty() || stop_requested) return false;
+      if (!input_open || stop_requested()) {
+        if (pending.empty() || stop_requested()) return false;
         line.swap(pending);  // a last line without a newline
         pending.clear();
         return true;
@@ -151,7 +116,7 @@ int run_engine_session(std::istream& in, const session_options& options,
       !controller.start(s, o.controller_address, options.default_log, std::cerr))
     return 1;
   std::string line;
-  while (!stop_requested && next_line(line)) {
+  while (!stop_requested() && next_line(line)) {
     if (o.readable && !line.empty() && line[0] == '#') {
       std::cout << line << '\n';
       continue;

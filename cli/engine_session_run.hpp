@@ -44,9 +44,6 @@ session_options make_session_options(const session_settings& settings,
 int run_engine_session(std::istream& in, const session_options& session,
                        const engine_run_options& o);
 
-// SIGINT/SIGTERM end the engine's reading of standard input (and its serving).
-void install_engine_stop_handlers();
-
 // Opens `path` as the session's recording (`o.record`); "" records nothing. 1 when it cannot
 // be written (said on standard error), else 0.
 int open_recording(const std::string& path, std::ofstream& file, session_options& o);

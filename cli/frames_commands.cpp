@@ -1,4 +1,5 @@
 #include "cli/frames_commands.hpp"
+#include "cli/stop_signals.hpp"
 
 #include <signal.h>
 #include <sys/types.h>
@@ -33,21 +34,6 @@ attach_command_options attach_options;
 int detach_pid = 0;
 CLI::App* attach_app = nullptr;
 CLI::App* detach_app = nullptr;
-
-volatile std::sig_atomic_t read_stop = 0;
-
-void on_read_stop(int) {
-  read_stop = 1;
-}
-
-void install_read_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_read_stop;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);  // a closed output ends the read with an error instead
-}
 
 std::string segment_name_of(const std::string& arg) {
   const std::string dev_shm = "/dev/shm/";
@@ -98,7 +84,8 @@ void add_frames_commands(CLI::App& app) {
 int run_frames_commands() {
   if (gen_app && *gen_app) return run_gen_command(gen_options, std::cerr);
   if (read_app && *read_app) {
-    install_read_stop_handlers();
+    install_stop_signals();
+    signal(SIGPIPE, SIG_IGN);  // a closed output ends the read with an error instead
     return run_read_command(read_options, stdout, std::cerr);
   }
   if (attach_app && *attach_app) return run_attach_command(attach_options, std::cout, std::cerr);
@@ -165,7 +152,7 @@ int run_read_command(const read_command_options& o, std::FILE* out, std::ostream
       if (std::fwrite(row.data(), 1, row.size(), out) != row.size()) output_failed = true;
     };
     bool told_mismatch = false;
-    while (!read_stop && !output_failed) {
+    while (!stop_requested() && !output_failed) {
       if (reader.poll_lanes(print) != 0) continue;
       if (std::fflush(out) != 0) output_failed = true;
       if (!told_mismatch && reader.writer_state() == shm::format::writer_mismatch) {

@@ -1,6 +1,11 @@
 // perfdm: the performance data manager's command line. Each subcommand lives in a file of its
 // own (cli/<name>_command.*): its options, and the call into the folders that do the work.
+#include <algorithm>
+#include <functional>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +17,7 @@
 #include "cli/frames_commands.hpp"
 #include "cli/io_command.hpp"
 #include "cli/log_command.hpp"
+#include "cli/nearest_command.hpp"
 #include "cli/relay_command.hpp"
 #include "cli/replay_command.hpp"
 #include "cli/report_command.hpp"
@@ -23,6 +29,10 @@ int main(int argc, char** argv) {
   CLI::App app{"perfdm: a performance data manager for native programs", "perfdm"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("perfdm ") + PERFDM_VERSION);
+  // A mistake on the command line is one line: what CLI11 found, and where help is.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "perfdm: " + std::string(e.what()) + " (--help lists the options)\n";
+  });
 
   perfdm::replay_command_options replay_options;
   auto* replay = perfdm::add_replay_command(app, replay_options);
@@ -50,6 +60,23 @@ int main(int argc, char** argv) {
   perfdm::io_command_options io_options;
   auto* io = perfdm::add_io_command(app, io_options);
 
+  // A first word that names no subcommand is a typing mistake to name, not CLI11's "A
+  // subcommand is required".
+  std::vector<std::string> known;
+  const std::function<bool(const CLI::App*)> every = [](const CLI::App*) { return true; };
+  for (const auto* sub : std::as_const(app).get_subcommands(every)) known.push_back(sub->get_name());
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::find(known.begin(), known.end(), argv[1]) == known.end()) {
+    std::cerr << "perfdm: unknown command '" << argv[1] << "'";
+    if (auto near = perfdm::nearest_word(argv[1], known)) {
+      std::cerr << "; did you mean '" << *near << "'?\n";
+    } else {
+      std::cerr << "; the commands are";
+      for (std::size_t i = 0; i < known.size(); ++i) std::cerr << (i ? ", " : " ") << known[i];
+      std::cerr << "\n";
+    }
+    return 1;
+  }
   CLI11_PARSE(app, argc, argv);
   const auto command_line = perfdm::joined_command_line(argc, argv);
   if (const int rc = perfdm::run_frames_commands(); rc >= 0) return rc;

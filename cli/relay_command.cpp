@@ -16,19 +16,12 @@
 #include "actors/remote_bridge_actor.hpp"
 #include "cli/bounded_exit.hpp"
 #include "cli/host_port.hpp"
+#include "cli/stop_signals.hpp"
 #include "messages/dm_messages.hpp"
 
 namespace perfdm {
 
 namespace {
-
-volatile std::sig_atomic_t relay_stop = 0;
-
-// The first SIGINT/SIGTERM stops the relay in order; a second one ends it at once.
-void on_relay_stop(int) {
-  if (relay_stop) std::_Exit(1);
-  relay_stop = 1;
-}
 
 constexpr std::chrono::seconds exit_bound{5};
 
@@ -80,13 +73,10 @@ int run_relay(caf::actor_system& sys, const relay_command_options& o, const host
       << " forwarding to " << o.upstream << ", publishing on " << where.host << ':' << port
       << (o.remote.tls() ? " (TLS)" : "") << std::endl;
 
-  struct sigaction sa {};
-  sa.sa_handler = on_relay_stop;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  // The first SIGINT/SIGTERM stops the relay in order; a second one ends it at once.
+  install_stop_signals({true, false});
   bool upstream_gone = false;
-  while (!relay_stop && !upstream_gone)
+  while (!stop_requested() && !upstream_gone)
     self->receive([&](caf::down_msg&) { upstream_gone = true; },
                   caf::after(std::chrono::milliseconds(100)) >> [] {});
   if (upstream_gone) {

@@ -20,6 +20,7 @@
 #include "cli/search_report.hpp"
 #include "cli/shg_print.hpp"
 #include "cli/xml_session.hpp"
+#include "cli/stop_signals.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/process_messages.hpp"
@@ -35,12 +36,6 @@
 namespace perfdm {
 
 namespace {
-
-volatile std::sig_atomic_t search_stop = 0;
-
-void on_search_signal(int) {
-  search_stop = 1;
-}
 
 std::string search_request_xml(const search_command_options& o) {
   std::string attrs =
@@ -105,7 +100,7 @@ void wait_for_daemons(session& s, int n, double seconds, std::ostream& err) {
                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                    std::chrono::duration<double>(seconds));
   std::size_t joined = 0;
-  while (!search_stop) {
+  while (!stop_requested()) {
     auto r = s.ask(caf::make_message(topology_query{}));
     if (r.match_elements<topology_reply>()) {
       auto& nodes = r.get_as<topology_reply>(0).nodes;
@@ -250,11 +245,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     so.record = &record;
   }
   // From here Ctrl-C ends the search (and a started program) with what was found so far.
-  struct sigaction sa {};
-  sa.sa_handler = on_search_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  install_stop_signals();
   // The program starts first, held before its first instruction, while perfdm has one thread
   // (the launcher forks).
   std::unique_ptr<launched_program> program;
@@ -333,7 +324,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   std::optional<int> exit_status;
   bool all_gone = false;
   int ticks = 0;
-  while (!search_stop && std::chrono::steady_clock::now() < deadline) {
+  while (!stop_requested() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     s.drain_events(handle);
     print_new_findings();
@@ -346,7 +337,7 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
       break;
     }
   }
-  bool interrupted = search_stop != 0;
+  bool interrupted = stop_requested();
   double searched = elapsed();
   // A program still running is ended now: by --seconds, or with the search on Ctrl-C.
   bool ended_by_us = program && !exit_status;

@@ -14,18 +14,13 @@
 #include <ostream>
 
 #include "cli/host_port.hpp"
+#include "cli/stop_signals.hpp"
 #include "messages/dyper_framing.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm {
 
 namespace {
-
-volatile std::sig_atomic_t watch_stopped = 0;
-
-void on_watch_signal(int) {
-  watch_stopped = 1;
-}
 
 // A reply is an error when its start tag carries ERROR.
 bool is_error_reply(const std::string& xml) {
@@ -81,7 +76,7 @@ class connection {
   status next(dyper_frame& frame, int wait_ms, bool stop_on_signal) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
     while (frames_.empty()) {
-      if (stop_on_signal && watch_stopped) return status::interrupted;
+      if (stop_on_signal && stop_requested()) return status::interrupted;
       int slice = 100;  // poll in slices so a signal is noticed
       if (wait_ms >= 0) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -180,11 +175,7 @@ int run_send_command(const send_options& o, std::istream& in, std::ostream& out,
     }
   }
   if (o.watch) {
-    struct sigaction sa {};
-    sa.sa_handler = on_watch_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    install_stop_signals();
     for (;;) {
       dyper_frame f;
       auto s = c.next(f, -1, true);

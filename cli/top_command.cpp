@@ -14,6 +14,7 @@
 #include "cli/readable_lines.hpp"
 #include "cli/top_terminal.hpp"
 #include "cli/xml_session.hpp"
+#include "cli/stop_signals.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/search_messages.hpp"
 #include "proc/program_launcher.hpp"
@@ -22,12 +23,6 @@
 namespace perfdm {
 
 namespace {
-
-volatile std::sig_atomic_t top_stop = 0;
-
-void on_top_signal(int) {
-  top_stop = 1;
-}
 
 std::string pid_xml(const char* command, int pid) {
   return std::string("<DYPER PID='DM' COMMAND='") + command + "'><PROCESS PID='" +
@@ -69,11 +64,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     err << "perfdm top: name the program: --pid PID, or -- CMD [ARGS...]\n";
     return 1;
   }
-  struct sigaction sa {};
-  sa.sa_handler = on_top_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  install_stop_signals();
   std::unique_ptr<launched_program> program;
   if (!o.command.empty()) {
     try {
@@ -116,7 +107,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
   std::optional<int> exit_status;
   std::string name = program ? o.command.front() : "pid " + std::to_string(pids.front());
   std::vector<std::string> last_findings;
-  while (!top_stop) {
+  while (!stop_requested()) {
     int key = terminal::key(100);
     if (key == 'q' || key == 'Q') break;
     if (key == 'c') v = top::view::cpu;

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "cli/client_command.hpp"
+#include "messages/short_request.hpp"
 #include "tests/remote_test_support.hpp"
 
 using namespace perfdm;
@@ -54,7 +55,7 @@ std::string status_of(const published_engine& engine) {
 TEST_CASE("remote: the short form builds the XML of the command language", "[remote]") {
   std::string why;
   auto xml = [&](std::vector<std::string> words, std::string target = "DM") {
-    return client_request_xml(words, target, why).value_or("none: " + why);
+    return short_request_xml(words, target, why).value_or("none: " + why);
   };
   CHECK(xml({"METRICS"}) == "<DYPER PID='DM' COMMAND='METRICS'/>");
   CHECK(xml({"status"}) == "<DYPER PID='DM' COMMAND='STATUS'/>");
@@ -78,12 +79,12 @@ TEST_CASE("remote: the short form builds the XML of the command language", "[rem
         "<DYPER PID='DM' COMMAND='DEFINE'><METRIC NAME='a&apos;b&lt;c&gt;&amp;d'/></DYPER>");
   CHECK(xml({"<DYPER PID='DM' COMMAND='PING'/>"}) == "<DYPER PID='DM' COMMAND='PING'/>");
   // Not requests.
-  CHECK(!client_request_xml({}, "DM", why));
-  CHECK(!client_request_xml({"MI=3"}, "DM", why));
+  CHECK(!short_request_xml({}, "DM", why));
+  CHECK(!short_request_xml({"MI=3"}, "DM", why));
   CHECK(why.find("COMMAND") != std::string::npos);
-  CHECK(!client_request_xml({"ENABLE", "STREAM=0", "METRIC"}, "DM", why));
+  CHECK(!short_request_xml({"ENABLE", "STREAM=0", "METRIC"}, "DM", why));
   CHECK(why.find("'METRIC' is not NAME=VALUE") != std::string::npos);
-  CHECK(!client_request_xml({"ENABLE", "=0"}, "DM", why));
+  CHECK(!short_request_xml({"ENABLE", "=0"}, "DM", why));
 }
 
 TEST_CASE("remote: every DM command through perfdm client prints exactly what replay prints",

@@ -1,0 +1,42 @@
+#include "cli/nearest_command.hpp"
+
+#include <algorithm>
+
+namespace perfdm {
+
+namespace {
+
+// Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a span).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::optional<std::string> nearest_word(const std::string& typed,
+                                        const std::vector<std::string>& known) {
+  std::optional<std::string> best;
+  std::size_t best_distance = typed.size() / 2 + 1;
+  for (const auto& word : known) {
+    // A typed prefix of a command ("sea") is as near as one edit.
+    const std::size_t distance =
+        word.compare(0, typed.size(), typed) == 0 && !typed.empty() ? 1 : edit_distance(typed, word);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = word;
+    }
+  }
+  return best;
+}
+
+}  // namespace perfdm
