@@ -110,12 +110,6 @@ session::session(const session_options& options) : impl_(std::make_unique<impl>(
 
 session::~session() = default;
 
-std::string error_sentence(const session_line& line) {
-  if (line.message.match_elements<caf::error>())
-    return dm_error_reason(line.message.get_as<caf::error>(0));
-  return line.xml;
-}
-
 void session::run_line(const std::string& raw,
                        const std::function<void(const session_line&)>& emit) {
   auto line = std::string(trim(raw));

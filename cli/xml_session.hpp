@@ -43,10 +43,6 @@ struct session_line {
   caf::message message;  // the reply, error or event as a message (for readable printing)
 };
 
-// What an error line says to a person: its reason as one sentence, without the wire's XML
-// ("process 999999: cannot open /proc/999999/stat: no such process (it exited)").
-std::string error_sentence(const session_line& line);
-
 class session {
  public:
   explicit session(const session_options& options);

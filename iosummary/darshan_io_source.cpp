@@ -49,7 +49,7 @@ class darshan_io_source final : public io_source {
       return;
     }
     darshan::record_reader reader(log_, *region);
-    while (const darshan::record* r = reader.next()) fn(*r, nullptr);
+    while (const darshan::record* r = reader.next()) fn(*r, std::nullopt);
   }
 
   std::unordered_map<std::uint64_t, std::string> names_of(
@@ -57,15 +57,15 @@ class darshan_io_source final : public io_source {
     std::unordered_map<std::uint64_t, std::string> out;
     std::unordered_set<std::uint64_t> missing;
     for (auto id : ids) {
-      if (const std::string* n = names_.find(id); n && names_.resident(id))
-        out.emplace(id, *n);
+      if (auto n = names_.find(id); n && names_.resident(id))
+        out.emplace(id, std::string(*n));
       else
         missing.insert(id);
     }
     if (!missing.empty() && !names_.complete()) {
       names_.fetch(missing);
       for (auto id : missing)
-        if (const std::string* n = names_.find(id)) out.emplace(id, *n);
+        if (auto n = names_.find(id)) out.emplace(id, std::string(*n));
     }
     return out;
   }
@@ -81,7 +81,7 @@ class darshan_io_source final : public io_source {
 
 }  // namespace
 
-const darshan::mount* mount_of(const std::vector<darshan::mount>& mounts, const std::string& name) {
+const darshan::mount* mount_of(const std::vector<darshan::mount>& mounts, std::string_view name) {
   for (const auto& m : mounts)
     if (name.compare(0, m.point.size(), m.point) == 0) return &m;
   return nullptr;

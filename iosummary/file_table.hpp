@@ -7,7 +7,7 @@
 // `max_files` files, and every file is folded exactly once.
 //
 //   file_table t(module, options);
-//   while (t.next_pass()) source.for_each_record(module, false, [&](auto& r, auto*) { t.add(r); });
+//   while (t.next_pass()) source.for_each_record(module, false, [&](auto& r, auto) { t.add(r); });
 //   t.results_into(summary);   // file counts and cases
 #pragma once
 

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -41,7 +43,8 @@ struct source_module {
   bool readable = true;       // this reader knows its layout
 };
 
-using record_fn = std::function<void(const darshan::record&, const std::string* name)>;
+using record_fn =
+    std::function<void(const darshan::record&, std::optional<std::string_view> name)>;
 
 class io_source {
  public:
@@ -65,7 +68,7 @@ class io_source {
 };
 
 // The mount a file name lies on: the longest mount point it starts with, or null.
-const darshan::mount* mount_of(const std::vector<darshan::mount>& mounts, const std::string& name);
+const darshan::mount* mount_of(const std::vector<darshan::mount>& mounts, std::string_view name);
 
 // Opens a Darshan log. Throws darshan::darshan_error when it is not one or cannot be read.
 std::unique_ptr<io_source> open_darshan_source(const std::string& path);

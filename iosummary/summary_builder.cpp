@@ -98,7 +98,7 @@ class builder {
     std::map<std::int64_t, std::int64_t> sizes;
     file_table files(ms.info.id, o_.files);
     files.next_pass();
-    src_.for_each_record(ms.info.id, true, [&](const darshan::record& r, const std::string* name) {
+    src_.for_each_record(ms.info.id, true, [&](const darshan::record& r, std::optional<std::string_view> name) {
       ++ms.records;
       for (std::size_t i = 0; i < ms.ints.size(); ++i) {
         std::int64_t v = r.counter(i);
@@ -139,7 +139,7 @@ class builder {
     });
     while (files.next_pass())
       src_.for_each_record(ms.info.id, false,
-                           [&](const darshan::record& r, const std::string*) { files.add(r); });
+                           [&](const darshan::record& r, std::optional<std::string_view>) { files.add(r); });
     files.results_into(ms);
     s_.file_passes += files.passes();
 
@@ -191,8 +191,8 @@ class builder {
 
   void heatmaps(const source_module& m) {
     std::map<std::string, heatmap> by_api;
-    src_.for_each_record(m.id, true, [&](const darshan::record& r, const std::string* name) {
-      std::string api = name ? *name : "unnamed";
+    src_.for_each_record(m.id, true, [&](const darshan::record& r, std::optional<std::string_view> name) {
+      std::string api = name ? std::string(*name) : "unnamed";
       if (api.rfind("heatmap:", 0) == 0) api = api.substr(8);
       heatmap& h = by_api[api];
       if (h.name.empty()) {
@@ -234,7 +234,7 @@ class builder {
     d.map.read_bins.assign(bins, 0);
     d.map.write_bins.assign(bins, 0);
     const std::size_t keep = o_.files.top_files;
-    src_.for_each_record(m.id, false, [&](const darshan::record& r, const std::string*) {
+    src_.for_each_record(m.id, false, [&](const darshan::record& r, std::optional<std::string_view>) {
       ++d.records;
       ++d.map.records;
       file_case fc;
