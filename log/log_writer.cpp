@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "log/output_file.hpp"
+
 namespace perfdm {
 
 namespace {
@@ -36,7 +38,9 @@ std::vector<std::uint8_t> frame_header(const log_region_entry& r) {
 
 log_writer::log_writer(std::string path, std::uint32_t region_capacity, int level,
                        log_compression compression)
-    : path_(std::move(path)), capacity_(region_capacity), compression_(compression) {
+    : path_(std::move(path)),
+      partial_(partial_path_for(path_)),
+      capacity_(region_capacity), compression_(compression) {
   if (capacity_ > logfmt::max_region_capacity) {
     throw log_error("log writer: " + std::to_string(capacity_) + " regions asked, at most " +
                     std::to_string(logfmt::max_region_capacity));
@@ -216,8 +220,10 @@ void log_writer::finish() {
     throw log_error("cannot close " + partial_path() + ": " + errno_text());
   }
   fd_ = -1;
-  if (::rename(partial_path().c_str(), path_.c_str()) != 0) {
-    throw log_error("cannot rename " + partial_path() + " to " + path_ + ": " + errno_text());
+  try {
+    put_in_place(partial_, path_);
+  } catch (const std::runtime_error& e) {
+    throw log_error(e.what());
   }
   // Make the rename durable too (best effort).
   const auto slash = path_.rfind('/');

@@ -54,13 +54,14 @@ class log_writer {
   // valid is complete. `add_flags` is or-ed into the flags given to begin_region.
   void end_region(std::uint32_t add_flags = 0);
 
-  // Rewrites the index (state complete), syncs, and renames NAME.partial to NAME.
+  // Rewrites the index (state complete), syncs, and puts NAME.partial in NAME's place
+  // (log/output_file.hpp: a device such as /dev/null is written into, never replaced).
   void finish();
   // Stops as a crash would: closes the file, no index, the name stays NAME.partial.
   void abandon();
 
   const std::string& path() const { return path_; }
-  std::string partial_path() const { return path_ + ".partial"; }
+  std::string partial_path() const { return partial_; }
   const std::vector<log_region_entry>& regions() const { return regions_; }
   std::uint64_t file_size() const { return file_end_; }
   log_compression compression() const { return compression_; }
@@ -73,6 +74,7 @@ class log_writer {
   void close_fd();
 
   std::string path_;
+  std::string partial_;  // where it is written until finish() (log/output_file.hpp)
   int fd_ = -1;
   std::uint32_t capacity_;
   log_compression compression_;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "log/log_print.hpp"
+#include "log/output_file.hpp"
 
 namespace perfdm {
 
@@ -173,7 +174,7 @@ void write_log_trace(const std::string& file, std::ostream& out) {
 }
 
 int run_log_trace_command(const std::string& file, const std::string& out, std::ostream& err) {
-  const auto partial = out + ".partial";
+  const auto partial = partial_path_for(out);
   try {
     std::ofstream trace(partial, std::ios::binary | std::ios::trunc);
     if (!trace) {
@@ -182,11 +183,12 @@ int run_log_trace_command(const std::string& file, const std::string& out, std::
     }
     write_log_trace(file, trace);
     trace.close();
-    if (!trace || std::rename(partial.c_str(), out.c_str()) != 0) {
+    if (!trace) {
       err << "perfdm log: cannot write " << out << '\n';
       std::remove(partial.c_str());
       return 1;
     }
+    put_in_place(partial, out);
     return 0;
   } catch (const std::exception& e) {
     err << "perfdm log: " << file << ": " << e.what() << '\n';
