@@ -45,7 +45,9 @@ TEST_CASE("cli: an unknown command is named, with the nearest command or the lis
   auto [far_rc, far] = run(perfdm + " frobnicate");
   CHECK(far_rc == 1);
   CHECK(far.rfind("perfdm: unknown command 'frobnicate'; the commands are replay, engine, ", 0) == 0);
-  CHECK_THAT(far, Catch::Contains(" search, top\n"));
+  for (const char* command : {" search,", " top", " log,", " daemon,"})
+    CHECK_THAT(far, Catch::Contains(command));
+  CHECK(far.back() == '\n');
   CHECK(std::count(far.begin(), far.end(), '\n') == 1);  // one sentence, one line
 
   // A known command still runs, and options before a command are CLI11's as before.

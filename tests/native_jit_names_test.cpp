@@ -53,7 +53,7 @@ TEST_CASE("R11 perf map lines: hex with or without 0x, the name the rest of the 
   CHECK_FALSE(parse_perf_map_line("0x 10 no_digits"));
 }
 
-TEST_CASE("R11 perf map: read lazily, again when it grows; the most recent line wins",
+TEST_CASE("R11 perf map: read lazily, again when it grows, the most recent line wins",
           "[native][jit]") {
   real_program::temp_dir dir;
   auto path = dir / "perf-1.map";
@@ -88,7 +88,7 @@ TEST_CASE("R11 perf map: read lazily, again when it grows; the most recent line 
   CHECK(map.entries() == 1);
 }
 
-TEST_CASE("R11 perf map: a half-written line waits for its newline; malformed lines are skipped",
+TEST_CASE("R11 perf map: a half-written line waits for its newline, malformed lines are skipped",
           "[native][jit]") {
   real_program::temp_dir dir;
   auto path = dir / "perf-2.map";
@@ -104,7 +104,7 @@ TEST_CASE("R11 perf map: a half-written line waits for its newline; malformed li
   CHECK(map.malformed() == 1);
 }
 
-TEST_CASE("R11 perf map: a file replaced or shrunk is read again; a stale one names nothing",
+TEST_CASE("R11 perf map: a file replaced or shrunk is read again, a stale one names nothing",
           "[native][jit]") {
   real_program::temp_dir dir;
   auto path = dir / "perf-3.map";
@@ -137,7 +137,7 @@ TEST_CASE("R11 perf map: a file replaced or shrunk is read again; a stale one na
   CHECK_FALSE(map.found());
 }
 
-TEST_CASE("R11 JIT frame names: V8's tiers are one function with its script and line; CPython's",
+TEST_CASE("R11 JIT frame names: V8's tiers are one function with its script and line, CPython's",
           "[native][jit]") {
   auto optimised = jit_frame_name_of("JS:*fib /tmp/pcn/fib.js:1:13");
   CHECK(optimised.function == "fib");

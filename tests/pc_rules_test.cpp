@@ -50,7 +50,7 @@ double per_sample(double sum, const window::focus_counts& c) {
 
 }  // namespace
 
-TEST_CASE("pc R1: a parked pool's waits are idle, not sync waiting; its threads are counted idle",
+TEST_CASE("pc R1: a parked pool's waits are idle, not sync waiting, its threads are counted idle",
           "[pc][pc-rules]") {
   // The main thread computes; four pool threads wait on the queue's condition and never run.
   window::sample_window w(app);
@@ -116,7 +116,7 @@ TEST_CASE("pc R4: a wait on a condition while other threads work is caused, blam
   CHECK(v.score == Approx((90 * 1.0 + 10 * 0.5) / 100.0));
 }
 
-TEST_CASE("pc R15: threads taking turns at one object are contention; a lock always is",
+TEST_CASE("pc R15: threads taking turns at one object are contention, a lock always is",
           "[pc][pc-rules]") {
   // CPython's GIL without its symbols: four threads, one runs, three wait on one condition.
   window::sample_window gil(app);

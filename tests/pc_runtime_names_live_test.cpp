@@ -62,7 +62,7 @@ stack_frame innermost_until(int pid, F&& want) {
 
 }  // namespace
 
-TEST_CASE("R11 live: node --perf-basic-prof names its JavaScript function; without, [jit node]",
+TEST_CASE("R11 live: node --perf-basic-prof names its JavaScript function, without, [jit node]",
           "[pc][live][jit]") {
   real_program::temp_dir dir;
   real_program::write_file(dir / "fib.js", fib_js);

@@ -130,7 +130,7 @@ TEST_CASE("pc R8 R12: libuv's pool and an event loop's epoll are idle, a client'
 }
 
 TEST_CASE(
-    "pc R10 R15: a sched_yield loop and an OpenMP spin are sync waiting, never CPU; the "
+    "pc R10 R15: a sched_yield loop and an OpenMP spin are sync waiting, never CPU, the "
     "GIL is a serialiser",
     "[pc][pc-rules]") {
   auto spin = sampled(

@@ -168,7 +168,7 @@ TEST_CASE("P11/P12: random reads over 20 % and over 1,000, else sequential reads
   CHECK(p12->line == "Mostly consecutive (60 %) and sequential (20 %) reads");
 }
 
-TEST_CASE("S01 and M01: STDIO over 10 % of the bytes; no MPI-IO") {
+TEST_CASE("S01 and M01: STDIO over 10 % of the bytes, no MPI-IO") {
   test_record posix{"/scratch/data", 0, {{"POSIX_WRITES", 10}, {"POSIX_BYTES_WRITTEN", 9000}, {"POSIX_F_WRITE_TIME", 1}}};
   test_record stdio{"/scratch/log.txt", 0, {{"STDIO_WRITES", 100}, {"STDIO_BYTES_WRITTEN", 1100}, {"STDIO_F_WRITE_TIME", 3}}};
   test_log log(1, {{dz::POSIX_MOD, {posix}}, {dz::STDIO_MOD, {stdio}}});
