@@ -166,7 +166,7 @@ class daemon_relay : public caf::event_based_actor {
  private:
   // A process request for the registry. Not delegated: if the relay ends first (its upstream
   // went down, and the linked registry with it), the daemon hears why at once instead of
-  // waiting out its request's timeout for a promise CAF 0.17 drops silently (issue 22: a
+  // waiting out its request's timeout for a promise CAF 0.17 drops silently (a
   // daemon told to stop as its engine went away waited 10 s per request).
   template <class Request>
   caf::response_promise ask_registry(Request x) {
@@ -250,7 +250,7 @@ class daemon_relay : public caf::event_based_actor {
     buffer_.reserve(options_.batch);
   }
 
-  // The upstream's connection closed: a relay's children go to its upstream (issue 22).
+  // The upstream's connection closed: a relay's children go to its upstream.
   void upstream_lost() {
     if (!start_failover(this, options_.connect, failover_, "daemon"))
       return quit(caf::exit_reason::remote_link_unreachable);

@@ -39,7 +39,7 @@ struct relay_options {
   std::size_t batch = 2048;  // the best rate in bench/forward_bench
   std::chrono::milliseconds flush_period{5};
   native_options native;  // for watched processes (the origin is set from upstream)
-  // Failover (issue 22): how to reach the upstream relay's own upstream should that relay go
+  // Failover: how to reach the upstream relay's own upstream should that relay go
   // down. None: the relay ends with its upstream, as under the engine.
   connect_function connect = {};
   // How often the watermark goes alone. It moves by itself only while no local source holds

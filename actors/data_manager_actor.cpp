@@ -154,9 +154,9 @@ caf::behavior data_manager::make_behavior() {
                   [=](caf::error& e) mutable { rp.deliver(std::move(e)); });
         return rp;
       },
-      // The search's evidence (issue 24): windows are read live only; what the search took
+      // The search's evidence: windows are read live only; what the search took
       // from them is EVIDENCE, recorded as a request (even from the search) so replay has it.
-      // Both reach every process of the tree: this engine's and each daemon's (issue 22 §4).
+      // Both reach every process of the tree: this engine's and each daemon's.
       [=](window_query& x) {
         return gather_over_tree<window_answers>(this, tree_targets(), x, tree_gather_wait);
       },

@@ -269,7 +269,7 @@ class data_manager : public caf::event_based_actor {
   // complete go in as a local source's would.
   void on_source_gone(const caf::actor_addr& source);
 
-  // A relay below lost a child (issue 22): every open stream hears COMPONENTREMOVED naming
+  // A relay below lost a child: every open stream hears COMPONENTREMOVED naming
   // it and the relays above it. Nothing changes here: the relay's aggregate goes on.
   void on_subtree_component_gone(const subtree_component_gone& x);
   // And one joined it: COMPONENTADDED, with the same path.

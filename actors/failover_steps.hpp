@@ -1,4 +1,4 @@
-// The two steps of failover (issue 22) that a daemon's relay and a relay under a relay take
+// The two steps of failover that a daemon's relay and a relay under a relay take
 // alike: on losing the upstream, start connecting to the dead relay's own upstream; once
 // connected, register there as taking over from it and hand back what must go again. The
 // node's own parts (a relay's children hearing the new address) stay with the node.

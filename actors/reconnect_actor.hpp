@@ -1,4 +1,4 @@
-// Failover (issue 22): a child of a relay that went down connects to the relay's own upstream.
+// Failover: a child of a relay that went down connects to the relay's own upstream.
 // Connecting (CAF's remote_actor) blocks, so it runs on a detached actor of its own, which
 // tries until `budget` has passed since it started and then tells `reply_to`:
 // (reconnect_atom, caf::actor upstream) on success, (reconnect_atom, caf::error) otherwise.

@@ -345,7 +345,7 @@ class relay_node : public caf::event_based_actor {
       if (auto child = caf::actor_cast<caf::actor>(addr)) send(child, samples_safe{safe});
   }
 
-  // The upstream's connection closed: under a relay, go to that relay's upstream (issue 22).
+  // The upstream's connection closed: under a relay, go to that relay's upstream.
   void upstream_lost() {
     if (!start_failover(this, options_.connect, failover_, "relay"))
       return quit(caf::exit_reason::remote_link_unreachable);

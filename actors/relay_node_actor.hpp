@@ -1,4 +1,4 @@
-// An internal node of a tree of daemons (`perfdm relay`, issue 22). Towards its children
+// An internal node of a tree of daemons (`perfdm relay`). Towards its children
 // (daemons and other relays, which connect to it as to an engine, through the remote bridge
 // it publishes) it stands in for the data manager; towards its upstream (the engine or
 // another relay) it is ONE component. It
@@ -43,7 +43,7 @@ struct relay_node_options {
   std::string component;  // the name upstream; "<host>:<pid>" by default
   std::size_t batch = 2048;
   std::chrono::milliseconds flush_period{5};
-  // Failover (issue 22): the upstream's address as the children may reach it ("HOST:PORT"),
+  // Failover: the upstream's address as the children may reach it ("HOST:PORT"),
   // told to every child that registers, and how to reach an upstream relay's own upstream
   // should that relay go down (none: the node ends with its upstream).
   std::string upstream_address = {};

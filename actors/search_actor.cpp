@@ -320,7 +320,7 @@ class search_actor : public caf::event_based_actor {
     for (auto& s : slots_) s.engine->add_resource(name);
   }
 
-  // ------------------------------------------------------------------ evidence (issue 24)
+  // ------------------------------------------------------------------ evidence
 
   // One round of evidence: the call graph's new edges and each search's note (by slot).
   struct evidence_round {

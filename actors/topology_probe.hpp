@@ -1,6 +1,6 @@
 // How a node of a tree of daemons answers TOPOLOGY (the engine) or a topology_probe from its
 // parent (a relay): its own node, then each child's subtree, asked of the child itself, under
-// it with the link figures this node measured (issue 22). Pulled on demand rather than pushed
+// it with the link figures this node measured. Pulled on demand rather than pushed
 // with registrations or heartbeats: nothing is sent while nobody asks, the answer is as
 // current as each node's own view (a child that went down is gone from it at once), and the
 // same few lines work at any depth, since a relay asks its children as the engine asks it.

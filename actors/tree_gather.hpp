@@ -1,5 +1,5 @@
-// Asking every node of a tree of daemons the same question and merging the answers (issue 22
-// §4): the search's evidence (WINDOW) and the call graph it refines /Code along must reach
+// Asking every node of a tree of daemons the same question and merging the answers:
+// the search's evidence (WINDOW) and the call graph it refines /Code along must reach
 // the processes that daemons watch, not only the engine's own. The engine asks its process
 // registry and each component (daemon or relay); a relay asks its children; a daemon asks its
 // registry. So any depth works with the same few lines, as for TOPOLOGY.

@@ -1,7 +1,7 @@
 // The dashboard's server (perfdm engine --http) against the TCP gateway, in one engine
 // process: stream events per second to a WebSocket client and to a TCP client receiving the
 // same events at once, and the time of one GET /metrics scrape with 1,000 enabled metric
-// instances. Results: bench/RESULTS.md (issue 16).
+// instances. Results: bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 
 #include <atomic>

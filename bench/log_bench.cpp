@@ -1,4 +1,4 @@
-// Log write and read throughput (issue 5), side by side with plain zlib and plain zstd on
+// Log write and read throughput, side by side with plain zlib and plain zstd on
 // the same bytes.
 //
 // One module in the generic counters payload, about 64 MiB of records, made like Darshan's

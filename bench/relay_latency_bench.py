@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Latency from a sample's end to its DATA event at the engine, through 0, 1 and 2 relay
-levels (issue 22). Real processes on 127.0.0.1: `perfdm engine --publish --listen`, a chain of
+levels. Real processes on 127.0.0.1: `perfdm engine --publish --listen`, a chain of
 LEVEL `perfdm relay`s, one `perfdm daemon --attach` of the bundled workload (frames,
 work.requests) at the bottom, and a watcher: this script itself on the engine's TCP gateway
 (DyPer's framing), which enables work.requests over the whole program and timestamps every

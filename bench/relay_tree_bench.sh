@@ -1,7 +1,7 @@
 #!/bin/bash
 # The engine's cost with N daemons, flat (every daemon connected to the engine) against a
 # tree (N/8 relays of 8 daemons each) and a tree of two levels (those relays under one top
-# relay, the engine's only child: MRNet's shape), N = 8 16 32 64 (issue 22). Each run is
+# relay, the engine's only child: MRNet's shape), N = 8 16 32 64. Each run is
 # scripts/cluster.sh: N simulated hosts (UTS namespaces), each daemon watching a small
 # workload, one watcher enabling proc.cpu_user over the whole program; the engine's CPU
 # (utime + stime from /proc) over SECONDS (default 20) after all registered; for the two

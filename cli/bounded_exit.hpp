@@ -4,7 +4,7 @@
 // thread, and such a thread ends only once its actor object is destroyed. A timer still
 // pending in the stopped clock (a delayed_send to a detached actor, or from it, or a request
 // timeout of one that quit before its answer came) holds a strong reference to that actor
-// forever: the process hangs in await_detached_threads() (issue 22: "the engine at ... went
+// forever: the process hangs in await_detached_threads() ("the engine at ... went
 // away", then no exit, and SIGTERM no longer ends it). The native sources and frame ingest
 // actors are detached and tick with delayed_send, so the daemon hit it whenever it ended
 // within a tick of a source.

@@ -124,7 +124,7 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
   ro.batch = o.batch;
   ro.flush_period = std::chrono::milliseconds(std::max<long>(1, std::lround(o.flush_ms)));
   ro.native.delay.checktime_ns = to_ns(o.checktime_ms / 1000);
-  ro.connect = remote_dm_connector(sys, o.remote);  // under a relay: failover (issue 22)
+  ro.connect = remote_dm_connector(sys, o.remote);  // under a relay: failover
   caf::scoped_actor self{sys};
   bool ready = false;
   // A connection lost before the engine answered the registration is made again, twice at

@@ -47,7 +47,7 @@ int run_relay(caf::actor_system& sys, const relay_command_options& o, const host
   ro.component = o.name;
   ro.batch = o.batch;
   ro.flush_period = std::chrono::milliseconds(std::max<long>(1, std::lround(o.flush_ms)));
-  ro.upstream_address = o.upstream;  // told to the children, for failover (issue 22)
+  ro.upstream_address = o.upstream;  // told to the children, for failover
   ro.connect = remote_dm_connector(sys, o.remote);
   node = spawn_relay_node(sys, caf::actor_cast<caf::actor>(*upstream), ro);
   caf::scoped_actor self{sys, true};

@@ -1,5 +1,5 @@
 // `perfdm relay --upstream HOST:PORT --publish [HOST:]PORT`: an internal node of a tree of
-// daemons (issue 22). Daemons and other relays connect to it as to an engine; it aggregates
+// daemons. Daemons and other relays connect to it as to an engine; it aggregates
 // their components interval by interval (the engine's aggregation) and forwards one
 // component upstream (actors/relay_node_actor.hpp). Any depth: its upstream may be a relay.
 #pragma once

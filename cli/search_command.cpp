@@ -49,7 +49,7 @@ std::string search_request_xml(const search_command_options& o) {
   add("IO_THRESHOLD", o.io_threshold);
   add("SMALL_IO_BYTES", o.small_io_bytes);
   add("COST_BUDGET", o.cost_budget);
-  add("CONFIDENCE", o.confidence);  // issue 24: the evidence rule's level
+  add("CONFIDENCE", o.confidence);  // the evidence rule's level
   return "<DYPER PID='DM' COMMAND='SEARCH'><SEARCH" + attrs + "/></DYPER>";
 }
 

@@ -36,7 +36,7 @@ struct search_command_options {
   std::string record;              // record the session (engine --record's format)
   profile_export_options profile;  // --folded, --pprof, --view: the run's call paths
   // --publish: daemons and relays connect to the search's engine, and the search covers
-  // their processes too (issue 22 §4); --daemons: how many to wait for before it starts.
+  // their processes too; --daemons: how many to wait for before it starts.
   publish_options publish;
   int daemons = 0;
   double daemons_wait = 30;  // seconds at most

@@ -26,7 +26,7 @@
 //   watermark takes it as reported from the start.
 // - A removed component stops holding time back; what it reported is kept and emitted as the
 //   others advance. When no live component of an MI is left, everything pending is emitted.
-// - Failover (issue 22): a component that takes over from a removed one (the children of a
+// - Failover: a component that takes over from a removed one (the children of a
 //   relay that went down, reconnected here) sends again what it kept, which may overlap what
 //   the removed one had passed on of it. Of each MI the removed one passed on everything
 //   before what it reported, but only of what it had received: the taker says up to where
@@ -84,7 +84,7 @@ class component_aggregator {
   void take_over(const std::string& component, const std::string& replaced,
                  const std::map<std::uint64_t, time_ns>& reached);
 
-  // `parent`, a live component (a relay), lost its child `child` and said so (issue 22: the
+  // `parent`, a live component (a relay), lost its child `child` and said so (the
   // child's link closed or timed out, and the relay goes on). What the relay received of the
   // child it passes on itself, so a child that takes over from the live relay (it failed over
   // here, taking the lost link for the relay's death) need not wait for the relay's end: it

@@ -1,5 +1,5 @@
 // The state and rules of one metric instance (MI): its histograms, user lists, persistence
-// flags and archive (rules E, P, D, N of DM-SEMANTICS.md). Plain C++; the metric-instance
+// flags and archive (rules E, P, D, N of the Data Manager (docs/DM-RULES.md)). Plain C++; the metric-instance
 // actor wraps it and the tests drive it directly.
 #pragma once
 

@@ -1,4 +1,4 @@
-// DyPer's SET and GET: the per-process variables (ANCHORS.md: DyPer's names and defaults).
+// DyPer's SET and GET: the per-process variables (DyPer's names and defaults).
 // SET applies every name it knows and ignores the others, as DyPer's agent does (the
 // controller's first SET holds CONTENTIONCHECK, TIMINGCHECK, AGENTS, which a native process
 // has no use for); a bad value of a known name refuses the whole SET before anything changes.

@@ -1,4 +1,4 @@
-// POSIX calls Darshan 3.5.0 does not see on Debian 12 (IO-FACTS §1.5), counted unless
+// POSIX calls Darshan 3.5.0 does not see on Debian 12 (docs/IO.md §3), counted unless
 // PERFDM_IO_DARSHAN_ONLY is set. Which counter each feeds is in docs/IO.md §3:
 //   stat, lstat, fstat, fstatat, statx (and their 64 names)  POSIX_STATS, META time
 //   __open64_2, __openat_2, __openat64_2, mkstemp64           POSIX_OPENS (as open)

@@ -1,4 +1,4 @@
-// stdio calls Darshan 3.5.0 does not see (IO-FACTS §2.1), counted unless
+// stdio calls Darshan 3.5.0 does not see (docs/IO.md §3), counted unless
 // PERFDM_IO_DARSHAN_ONLY is set, into the same STDIO counters as their wrapped relatives
 // (docs/IO.md §3):
 //   puts, putchar (+ _unlocked), putc (+ _unlocked), fputc_unlocked, fputs_unlocked,

@@ -255,7 +255,7 @@ PERFDM_INSPECT(new_resource_event, x.stream, x.resource)
 // A component source (a daemon) went down or unregistered: the metric instances' data
 // continues from the other components; what it sent is kept. `relay` empty: a component of
 // the engine itself; otherwise the component was a child of a relay, and `relay` is the path
-// of relay names from the engine down to that relay, joined by '/' (issue 22).
+// of relay names from the engine down to that relay, joined by '/'.
 struct component_removed_event {
   stream_handle stream;
   std::string name;
@@ -263,7 +263,7 @@ struct component_removed_event {
 };
 PERFDM_INSPECT(component_removed_event, x.stream, x.name, x.relay)
 // A component source registered (a daemon or relay; one that took over from a relay that went
-// down, issue 22): its data joins the metric instances' from its first sample.
+// down): its data joins the metric instances' from its first sample.
 struct component_added_event {
   stream_handle stream;
   std::string name;

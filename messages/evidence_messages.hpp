@@ -1,4 +1,4 @@
-// The Performance Consultant's evidence (issue 24, docs/PROTOCOL.md §12 "Deciding on the
+// The Performance Consultant's evidence (docs/PROTOCOL.md §12 "Deciding on the
 // evidence"): the search actor asks the watched processes' stack sample windows for the
 // counts at its nodes' foci since its search began (WINDOW, internal), and feeds what they
 // answered back through the data manager as EVIDENCE, a request of its own, so that a

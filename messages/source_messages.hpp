@@ -65,7 +65,7 @@ struct source_unregister {
 };
 PERFDM_INSPECT(source_unregister, x.source)
 
-// A relay lost a child (issue 22): the child unregistered, its connection closed, or its
+// A relay lost a child: the child unregistered, its connection closed, or its
 // heartbeat timed out (CAF then closes the connection). The relay tells its upstream, naming
 // itself as `from` (the receiver knows it as one of its children, by the name it registered
 // with: the message crosses a bridge, so the sender is not known otherwise). A relay that gets
@@ -89,7 +89,7 @@ struct subtree_component_joined {
 };
 PERFDM_INSPECT(subtree_component_joined, x.from, x.relays, x.name)
 
-// Failover (issue 22). A relay tells each child that registers, before its first
+// Failover. A relay tells each child that registers, before its first
 // source_update, its own component name and its own upstream's address (HOST:PORT, as given
 // to `perfdm relay --upstream`): should the relay go down, the child connects there and
 // registers with `replaces` = that name. The engine sends none: a child that heard none

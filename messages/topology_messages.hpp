@@ -1,4 +1,4 @@
-// TOPOLOGY (issue 22): the tree of daemons and relays as the engine knows it, and the probe a
+// TOPOLOGY: the tree of daemons and relays as the engine knows it, and the probe a
 // node sends down to learn its children's subtrees (docs/PROTOCOL.md, "Relays").
 #pragma once
 

@@ -316,7 +316,7 @@ std::string reply_body(const shg_reply& x) {
     return shg_node_attributes(e, n).leaf();
   }));
 }
-// FLAME-CONTRACT.md: empty attributes are left out.
+// Empty attributes are left out.
 std::string reply_body(const findings_reply& x) {
   return element("FINDINGS").wrap(join(x.findings, "", [](const finding_info& f) {
     element e("FINDING");

@@ -9,7 +9,7 @@
 // symbol is `module@?`). A *detailed* function also counts its source lines the same way,
 // as items `module@function@line` (TOTAL: the line is on the stack; BASE: it is innermost).
 //
-// Detailing, with DyPer's METHOD_* thresholds (ANCHORS.md), decided after every sample:
+// Detailing, with DyPer's METHOD_* thresholds, decided after every sample:
 // - DETAIL_MIN_TOTAL (250): no decision before the profile holds that many active samples
 //   (fractions of fewer are noise);
 // - DETAIL_MINIMUM (10): a function needs at least that many samples (TOTAL) of its own;

@@ -1,4 +1,4 @@
-// When to take the next stack sample (DyPer's stack-check delay, ANCHORS.md): exponentially
+// When to take the next stack sample (DyPer's stack-check delay): exponentially
 // distributed with mean CHECKTIME (default 10 ms), so samples do not lock step with the
 // program's own periodic behaviour, and capped at 10 s. An overhead budget (default 10 % of
 // the program's time) stretches the mean from the measured cost of each sample: a sample

@@ -1,7 +1,7 @@
 // Which candidate experiments start, and when: a priority queue (why-refinements, key 5,
 // before where-refinements, key 10; first come first served within a key) and the cost
 // limits — at most N experiments pending, M active, and none started while the sampler's
-// MEASURED cost is over the budget (PC-FACTS.md "Cost").
+// MEASURED cost is over the budget (Paradyn's cost model).
 #pragma once
 
 #include <cstdint>

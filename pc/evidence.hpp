@@ -1,4 +1,4 @@
-// Concluding a node on the evidence (issue 24 §1, docs/PROTOCOL.md §12 "Deciding on the
+// Concluding a node on the evidence (docs/PROTOCOL.md §12 "Deciding on the
 // evidence"): the node's value from the stack samples at its focus since its search began,
 // a confidence interval around it, and a conclusion once the interval lies wholly beyond
 // the threshold ± hysteresis, with the confidence spent over repeated looks.

@@ -1,5 +1,5 @@
 // The data of one experiment: the running sums of its metric instances since the experiment
-// started, aligned on the same interval end (PC-FACTS.md: "the value fed to a test is the
+// started, aligned on the same interval end (Paradyn: "the value fed to a test is the
 // running average since the experiment started"; "inputs of one experiment are aligned on
 // the same interval end").
 #pragma once

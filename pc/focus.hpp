@@ -27,7 +27,7 @@ struct focus {
   // The same focus with one component replaced.
   focus with(hierarchy h, std::string resource) const;
   // The resources an ENABLE names: the components that are not their hierarchy's root (the
-  // data manager's focus leaves a hierarchy out for its root, PC-CONTRACT.md).
+  // data manager's focus leaves a hierarchy out for its root).
   std::vector<std::string> enable_focus() const;
   // "</Code/m/f, /Machine/h, /SyncObject>", as Paradyn's status lines wrote it; the /File
   // part follows only when it is not the root ("<…, /SyncObject, /File/tmp/db>"), so that the

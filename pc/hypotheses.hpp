@@ -1,5 +1,5 @@
 // The why axis: the hypotheses the Performance Consultant tests, their metrics, tests and
-// default thresholds (Paradyn's, PC-FACTS.md), and the search's tunables.
+// default thresholds (Paradyn's), and the search's tunables.
 #pragma once
 
 #include <array>
@@ -21,7 +21,7 @@ enum class hypothesis {
 };
 inline constexpr std::size_t hypothesis_count = 4;
 
-// How a node's value is made from its metrics (PC-FACTS.md "Why axis").
+// How a node's value is made from its metrics (Paradyn's why axis).
 enum class value_kind {
   // rate of the metric (seconds per second) divided by the processes in the focus; on the
   // evidence, the share of the active threads' time, per process (≤ 1)

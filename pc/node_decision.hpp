@@ -1,5 +1,5 @@
 // Deciding one node: the value against its threshold with hysteresis, and a conclusion once
-// the guess has held for the sufficient time (PC-FACTS.md "Deciding").
+// the guess has held for the sufficient time (Paradyn's rule).
 #pragma once
 
 namespace perfdm::pc {

@@ -1,7 +1,7 @@
 // What the search knows of the where axis: the resources of the three hierarchies as the
 // data manager defines them, and the sampled call graph, along which /Code is refined
 // (entry functions, then callees: a hot callee with several callers is reached even when no
-// caller is hot enough alone; PC-FACTS.md).
+// caller is hot enough alone, as Paradyn refined).
 #pragma once
 
 #include <map>

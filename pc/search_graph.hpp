@@ -1,5 +1,5 @@
 // The search history graph (SHG): one node per (hypothesis, focus); reaching a node again
-// only adds an edge (PC-FACTS.md "Where axis and the SHG").
+// only adds an edge (Paradyn's where axis and search history graph).
 #pragma once
 
 #include <cmath>

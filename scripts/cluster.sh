@@ -1,5 +1,5 @@
 #!/bin/bash
-# A simulated cluster on one machine (issue 22): one engine, RELAYS relays (0: the daemons
+# A simulated cluster on one machine: one engine, RELAYS relays (0: the daemons
 # connect straight to the engine) and N daemons, each a host of its own: its own UTS
 # namespace (`unshare -u`) with hostname hostK, so /Machine/hostK differs per daemon, each
 # watching a small workload of its own (a shell that counts, then sleeps a second). All traffic is on

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The long run of tests/daemon_exit_test.cpp (issue 22): ROUNDS rounds (default 100), each one
+# The long run of tests/daemon_exit_test.cpp: ROUNDS rounds (default 100), each one
 # engine and DAEMONS daemons (default 2) watching a `sleep` of their own; the rounds take turns
 # to kill the engine first, to SIGTERM the daemons first, or both at once. A daemon still
 # running BOUND seconds (default 10) after that counts as left running (then killed).

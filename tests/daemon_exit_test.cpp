@@ -1,5 +1,5 @@
-// Issue 22's bug: a daemon whose engine went away printed so, then often never exited (a
-// detached source actor kept alive by a timer of CAF's stopped clock, cli/bounded_exit.hpp).
+// A daemon whose engine went away must exit: a detached source actor kept alive by a timer
+// of CAF's stopped clock would hold it forever (cli/bounded_exit.hpp).
 // Every daemon must exit within a bound after its upstream is lost and after SIGTERM, in
 // any order. Each round: one engine, two daemons each watching a process of its own (native
 // sources: detached, ticking) and one of them attached to a workload (a frame ingest actor:

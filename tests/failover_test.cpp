@@ -1,4 +1,4 @@
-// Failover in a tree of daemons (issue 22), on the plain parts: a relay `kill -9`ed between two
+// Failover in a tree of daemons, on the plain parts: a relay `kill -9`ed between two
 // daemons and the engine, whose children send again what they kept to the engine, which does
 // not count twice what the relay had passed on (component_aggregator::take_over); what a
 // child keeps (resend_buffer) and what it knows of its upstream (upstream_failover).

@@ -1,4 +1,4 @@
-// Tests of the Data Manager histogram, rules B1-B8 (design/DM-SEMANTICS.md).
+// Tests of the Data Manager histogram, rules B1-B8 (docs/DM-RULES.md).
 #include "dm/histogram.hpp"
 
 #include <algorithm>

@@ -37,7 +37,7 @@ printed print(const std::string& file, std::vector<std::string> modules, bool to
 
 }  // namespace
 
-TEST_CASE("issue 6: perfdm log prints the I/O modules, and darshan-parser's layout", "[io]") {
+TEST_CASE("io log: perfdm log prints the I/O modules, and darshan-parser's layout", "[io]") {
   scratch_dir d("logread");
   const std::string log = d / "run.log";
   const std::string dlog = d / "run.darshan";

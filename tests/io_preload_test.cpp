@@ -49,7 +49,7 @@ TEST_CASE("IO-FACTS 1.4: perfdm io counts the measured example as Darshan does",
   CHECK(heat >= 12295 + 14496);  // POSIX's bytes (and <STDOUT>'s, none here)
 }
 
-TEST_CASE("issue 3: the stat family as glibc 2.33 exports it feeds POSIX_STATS", "[io]") {
+TEST_CASE("io, what Darshan misses: the stat family as glibc 2.33 exports it feeds POSIX_STATS", "[io]") {
   scratch_dir d("stats");
   const auto r = posix_of(perfdm_io(d, "stats"), d / "s.bin");
   CHECK(r.counters[POSIX_OPENS] == 1);
@@ -60,7 +60,7 @@ TEST_CASE("issue 3: the stat family as glibc 2.33 exports it feeds POSIX_STATS",
   CHECK(strict.counters[POSIX_STATS] == 0);  // Darshan sees none of them on Debian 12
 }
 
-TEST_CASE("issue 3: __openat_2 and openat2 feed POSIX_OPENS", "[io]") {
+TEST_CASE("io, what Darshan misses: __openat_2 and openat2 feed POSIX_OPENS", "[io]") {
   scratch_dir d("opens");
   const auto log = perfdm_io(d, "opens");
   const auto r = posix_of(log, d / "o.bin");
@@ -71,7 +71,7 @@ TEST_CASE("issue 3: __openat_2 and openat2 feed POSIX_OPENS", "[io]") {
   CHECK(strict.counters[POSIX_OPENS] == 1);
 }
 
-TEST_CASE("issue 3: copy_file_range, sendfile and splice are reads and writes", "[io]") {
+TEST_CASE("io, what Darshan misses: copy_file_range, sendfile and splice are reads and writes", "[io]") {
   scratch_dir d("copies");
   const auto log = perfdm_io(d, "copies");
   const auto src = posix_of(log, d / "src.bin");
@@ -86,7 +86,7 @@ TEST_CASE("issue 3: copy_file_range, sendfile and splice are reads and writes", 
   CHECK(posix_of(strict, d / "src.bin").counters[POSIX_BYTES_WRITTEN] == 8192);
 }
 
-TEST_CASE("issue 3: truncate, ftruncate, unlink and mkdir feed perfdm's counters", "[io]") {
+TEST_CASE("io, what Darshan misses: truncate, ftruncate, unlink and mkdir feed perfdm's counters", "[io]") {
   scratch_dir d("meta");
   const auto log = perfdm_io(d, "meta");
   const auto m = posix_of(log, d / "m.bin");
@@ -100,14 +100,14 @@ TEST_CASE("issue 3: truncate, ftruncate, unlink and mkdir feed perfdm's counters
   CHECK(posix_of(strict, d / "m.bin").counters[POSIX_OPENS] == 1);
 }
 
-TEST_CASE("issue 3: mmap of a file in the preload build feeds POSIX_MMAPS", "[io]") {
+TEST_CASE("io, what Darshan misses: mmap of a file in the preload build feeds POSIX_MMAPS", "[io]") {
   scratch_dir d("mmap");
   CHECK(posix_of(perfdm_io(d, "mmap"), d / "map.bin").counters[POSIX_MMAPS] == 1);
   CHECK(posix_of(perfdm_io(d, "mmap", {"--darshan-only"}), d / "map.bin").counters[POSIX_MMAPS] ==
         -1);
 }
 
-TEST_CASE("issue 3: puts, putchar, getline, getdelim and the _unlocked calls feed STDIO", "[io]") {
+TEST_CASE("io, what Darshan misses: puts, putchar, getline, getdelim and the _unlocked calls feed STDIO", "[io]") {
   scratch_dir d("stdio");
   const auto log = perfdm_io(d, "stdio");
   const auto out = stdio_of(log, "<STDOUT>");
@@ -124,7 +124,7 @@ TEST_CASE("issue 3: puts, putchar, getline, getdelim and the _unlocked calls fee
   CHECK(stdio_of(strict, d / "lines.txt").counters[STDIO_WRITES] == 1);  // fputs
 }
 
-TEST_CASE("issue 3: io_submit counts its reads and writes, with bytes", "[io]") {
+TEST_CASE("io, what Darshan misses: io_submit counts its reads and writes, with bytes", "[io]") {
   scratch_dir d("aio");
   const auto r = posix_of(perfdm_io(d, "aio"), d / "aio.bin");
   CHECK(r.counters[POSIX_READS] == 2);
@@ -136,7 +136,7 @@ TEST_CASE("issue 3: io_submit counts its reads and writes, with bytes", "[io]") 
   CHECK(strict.counters[POSIX_WRITES] == 1);
 }
 
-TEST_CASE("issue 3: io_uring_enter counts its reads and writes, with bytes", "[io]") {
+TEST_CASE("io, what Darshan misses: io_uring_enter counts its reads and writes, with bytes", "[io]") {
   scratch_dir d("uring");
   run_result rr;
   const auto log = perfdm_io(d, "uring", {}, "", &rr);
@@ -151,7 +151,7 @@ TEST_CASE("issue 3: io_uring_enter counts its reads and writes, with bytes", "[i
   CHECK(r.counters[POSIX_BYTES_READ] == 1024);
 }
 
-TEST_CASE("issue 4: fork without exec: each process counts its own calls", "[io]") {
+TEST_CASE("io, one job: fork without exec: each process counts its own calls", "[io]") {
   scratch_dir d("fork");
   const auto log = perfdm_io(d, "fork");
   CHECK(log.metadata("nprocs") == "2");
@@ -166,7 +166,7 @@ TEST_CASE("issue 4: fork without exec: each process counts its own calls", "[io]
   CHECK(c.counters[POSIX_WRITES] == 1);
 }
 
-TEST_CASE("issue 4: a file every process opened becomes one record of rank -1", "[io]") {
+TEST_CASE("io, one job: a file every process opened becomes one record of rank -1", "[io]") {
   scratch_dir d("shared");
   const auto log = perfdm_io(d, "shared");
   CHECK(log.metadata("nprocs") == "4");
@@ -181,7 +181,7 @@ TEST_CASE("issue 4: a file every process opened becomes one record of rank -1", 
   for (const auto& r : own) CHECK(r.rank >= 1);
 }
 
-TEST_CASE("issue 4: 64 threads writing one file lose no count", "[io]") {
+TEST_CASE("io, one job: 64 threads writing one file lose no count", "[io]") {
   scratch_dir d("threads");
   const auto r = posix_of(perfdm_io(d, "threads"), d / "t.bin");
   CHECK(r.counters[POSIX_WRITES] == 64 * 200);
@@ -190,7 +190,7 @@ TEST_CASE("issue 4: 64 threads writing one file lose no count", "[io]") {
   CHECK(r.counters[POSIX_MAX_BYTE_WRITTEN] == 64 * 200 * 64 - 1);
 }
 
-TEST_CASE("issue 4: signals: EINTR is not counted, a handler's writes are", "[io]") {
+TEST_CASE("io, one job: signals: EINTR is not counted, a handler's writes are", "[io]") {
   scratch_dir d("eintr");
   run_result rr;
   const auto log = perfdm_io(d, "eintr", {}, "", &rr);
@@ -201,7 +201,7 @@ TEST_CASE("issue 4: signals: EINTR is not counted, a handler's writes are", "[io
   CHECK(posix_of(log, d / "sig-in.bin").counters[POSIX_WRITES] == 5);
 }
 
-TEST_CASE("issue 4: SIGKILL keeps every record up to the last call", "[io]") {
+TEST_CASE("io, one job: SIGKILL keeps every record up to the last call", "[io]") {
   scratch_dir d("kill");
   const std::string log_path = d / "run.log";
   const std::string out = d / "out";

@@ -1,4 +1,4 @@
-// Names a person can act on (issue 24 §4), on binaries the test builds: a function without a
+// Names a person can act on, on binaries the test builds: a function without a
 // symbol is named by its module and the start of its .eh_frame entry (native/cfi_functions.*);
 // a stripped binary whose debug information was split off (objcopy --only-keep-debug,
 // --add-gnu-debuglink, as Debian's -dbgsym packages do) gets its names and lines back.

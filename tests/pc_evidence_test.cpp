@@ -1,4 +1,4 @@
-// Concluding on the evidence (issue 24 §1), without actors: the stack sample window
+// Concluding on the evidence, without actors: the stack sample window
 // (window/sample_window.hpp), the statistics (pc/evidence.hpp) and a search that decides its
 // nodes on the samples since it began, including those taken before a node was made.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The Performance Consultant on programs nobody here wrote (issue 24 §5): Debian's xz, sqlite3
+// The Performance Consultant on programs nobody here wrote: Debian's xz, sqlite3
 // and python3, and a stripped executable the test builds. `perfdm search --pid P --json`
 // deciding on the evidence, each bounded to a few seconds; the finding is asserted, and so are the
 // names: functions without symbols by address, futex waits by address, files by path.

@@ -52,7 +52,7 @@ struct pc_engine {
 using rate_model = std::function<double(const std::string& metric, const std::string& code,
                                         const std::string& machine)>;
 
-// The program's resources and the metrics of PC-CONTRACT.md.
+// The program's resources and the metrics the native source defines (docs/NATIVE.md).
 void define_program(pc_engine& e) {
   for (auto m : {"cpu", "sync_wait", "io_wait", "io_ops", "io_bytes"})
     e.run(std::string("<DYPER PID='DM' COMMAND='DEFINE'><METRIC NAME='") + m + "'/></DYPER>");

@@ -1,4 +1,4 @@
-// A daemon behind a live relay that goes away (issue 22), all real processes on 127.0.0.1:
+// A daemon behind a live relay that goes away, all real processes on 127.0.0.1:
 // killed, stopped past the relay's connection timeout, or ended. The relay tells its upstream,
 // a relay above passes it on, and the engine tells every open stream
 // `<DYPER COMPONENTREMOVED='s' NAME='daemon' RELAY='relay/…'/>`; TOPOLOGY no longer lists the

@@ -1,4 +1,4 @@
-// Relay trees of daemons (issue 22), all real processes on 127.0.0.1: `perfdm relay` between
+// Relay trees of daemons, all real processes on 127.0.0.1: `perfdm relay` between
 // the engine and its daemons aggregates them (the engine's aggregation) into one component;
 // a relay under a relay works the same (any depth); when the engine goes away, relays and
 // daemons below all leave, in bounded time, with status 1; when a relay goes away, its

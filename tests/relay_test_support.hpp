@@ -1,4 +1,4 @@
-// For the relay tests (issue 22): real processes on 127.0.0.1 — `perfdm relay` and daemons
+// For the relay tests: real processes on 127.0.0.1 — `perfdm relay` and daemons
 // below it — and readings of the engine's DATA and TOPOLOGY replies.
 #pragma once
 

@@ -1,4 +1,4 @@
-// `perfdm search --daemons N` (cli/search_command.cpp, issue 22 §4): without --publish it is
+// `perfdm search --daemons N` (cli/search_command.cpp): without --publish it is
 // refused with a clear error; with fewer daemons than N joining within --daemons-wait it says
 // how many joined and searches the processes of those.
 #include <catch2/catch.hpp>

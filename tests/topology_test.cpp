@@ -1,4 +1,4 @@
-// TOPOLOGY (issue 22): the codec (request round trip, the printed tree), the
+// TOPOLOGY: the codec (request round trip, the printed tree), the
 // reply's serialisation across the network, a link's figures (dm/link_meter) and the tree
 // put together from the children's answers (dm/topology_tree), and a node's answer when a
 // child below does not answer (actors/topology_probe.hpp, in one process).

@@ -717,7 +717,7 @@ TEST_CASE("print_event writes every stream event", "[xml]") {
         "<DYPER NEWRESOURCE='0' ID='1' NAME='/a' PARENT='/'/>");
   CHECK(print_event(caf::make_message(component_removed_event{stream_handle{2}, "node<1>:42"})) ==
         "<DYPER COMPONENTREMOVED='2' NAME='node&lt;1&gt;:42'/>");
-  // Behind relays: the path of relays from the engine down (issue 22).
+  // Behind relays: the path of relays from the engine down.
   CHECK(print_event(caf::make_message(
             component_removed_event{stream_handle{2}, "node-1", "relay-top/relay-a"})) ==
         "<DYPER COMPONENTREMOVED='2' NAME='node-1' RELAY='relay-top/relay-a'/>");

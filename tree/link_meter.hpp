@@ -1,5 +1,5 @@
-// What one link of a tree of daemons carries, as its receiving end sees it (TOPOLOGY,
-// issue 22): samples per second and the watermark lag over the last few seconds. The engine
+// What one link of a tree of daemons carries, as its receiving end sees it (TOPOLOGY):
+// samples per second and the watermark lag over the last few seconds. The engine
 // keeps one per component, a relay one per child. Plain C++: the caller passes engine time.
 #pragma once
 

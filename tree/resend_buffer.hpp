@@ -1,5 +1,5 @@
 // What a child of a relay (a daemon, or a relay under a relay) keeps of the samples it sent
-// upstream, so that nothing received is lost when that relay goes down (`kill -9`, issue 22):
+// upstream, so that nothing received is lost when that relay goes down (`kill -9`):
 // it sends them again to the relay's own upstream, where what the relay had already passed
 // on is not counted twice (component_aggregator::take_over).
 //

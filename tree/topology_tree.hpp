@@ -1,4 +1,4 @@
-// Building a TOPOLOGY reply (issue 22) from the answers of a node's children: plain C++, used
+// Building a TOPOLOGY reply from the answers of a node's children: plain C++, used
 // by the engine and by every relay, so the tree is put together the same way at any depth.
 #pragma once
 

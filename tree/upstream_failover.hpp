@@ -1,4 +1,4 @@
-// A child's side of failover in a tree of daemons (issue 22), as plain state: what the node
+// A child's side of failover in a tree of daemons, as plain state: what the node
 // (a daemon's relay, or a relay under a relay) knows of its upstream, and what it keeps so
 // that nothing is lost when a relay above it goes down (`kill -9`).
 //

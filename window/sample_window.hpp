@@ -1,4 +1,4 @@
-// The bounded window of one watched process's stack samples (issue 24 §1): what the
+// The bounded window of one watched process's stack samples: what the
 // Performance Consultant needs to evaluate any focus retroactively, on the samples since its
 // search (or phase) started, not only on those taken after its metric instance was enabled.
 // A stack sample holds every level of every thread's stack at once, so a node made later, one

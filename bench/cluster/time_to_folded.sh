@@ -1,5 +1,5 @@
 #!/bin/sh
-# Time to the folded findings (issue 22 §5): `perfdm search --json --seconds S -- cluster_job N`
+# Time to the folded findings: `perfdm search --json --seconds S -- cluster_job N`
 # for each N given, R rounds each; prints per round the seconds after the search started at
 # which the CPUbound group in relax was complete (its last member's "since": the moment the
 # folded line reads "N-1 of N", or the one finding with N = 1), the outlier's lock finding's

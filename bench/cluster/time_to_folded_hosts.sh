@@ -1,5 +1,5 @@
 #!/bin/sh
-# Time to the folded findings over a simulated cluster (issue 22 §5): for each N given,
+# Time to the folded findings over a simulated cluster: for each N given,
 # `scripts/cluster.sh N --relays R --search S --json` (N daemons, each in a UTS namespace of
 # its own watching one cluster_job process, host N's the outlier), ROUNDS rounds each. Prints
 # per round, in seconds after the search started (the JSON's "started": once the N daemons

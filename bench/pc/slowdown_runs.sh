@@ -1,5 +1,5 @@
 #!/bin/bash
-# The observed slowdown of pc_cpu (bench/RESULTS.md, issue 15): alternating 10 s runs of
+# The observed slowdown of pc_cpu (bench/RESULTS.md): alternating 10 s runs of
 # pc_cpu alone, watched by perfdm search, recorded by perf. Run from the repository root
 # after building perfdm and pc_cpu (BUILD: the build folder; ROUNDS; OUT: where runs go).
 B=${BUILD:-build}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Time to the right finding of `perfdm search -- CMD` against `perf record -g` for 5 s plus
-`perf report`, in alternating runs on the same machine (issue 24 §8, bench/RESULTS.md).
+`perf report`, in alternating runs on the same machine (bench/RESULTS.md).
 
 usage: bench/pc/time_to_finding.py BUILD_DIR [ROUNDS] [WORKLOAD...]
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Time to the first true node and to the function + thread (or lock) on the bundled PC
-# workloads (issue 24): the right function (tokenize, update_shared_table, write_log): `perfdm search --pid P` on a fresh process, the wall time of the
+# workloads: the right function (tokenize, update_shared_table, write_log): `perfdm search --pid P` on a fresh process, the wall time of the
 # status lines it prints. Usage: bench/pc/time_to_finding.sh PERFDM EXAMPLES_DIR [OPTIONS…]
 # (OPTIONS go to perfdm search, e.g. --sufficient-time 6 for Paradyn's rule).
 set -u

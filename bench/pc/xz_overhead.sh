@@ -1,5 +1,5 @@
 #!/bin/bash
-# The cost of watching a fixed xz job (issue 24 §8, bench/RESULTS.md): alternating runs of
+# The cost of watching a fixed xz job (bench/RESULTS.md): alternating runs of
 # `xz -6 -T1` on the same 8 MB of text, alone, under `perfdm search -- …` (the search on the
 # evidence, ending with the program) and under `perf record -F 99 -g -- …`; the wall time of
 # each, as the user waits for it, and xz's own CPU time (user + system, from /usr/bin/time),

@@ -1,5 +1,5 @@
 #!/bin/sh
-# pprof files read by pprof itself (issue 23 §7): `perfdm search --pprof` on pc_cpu, then
+# pprof files read by pprof itself: `perfdm search --pprof` on pc_cpu, then
 # Debian's `go tool pprof -top` on the file. pprof must read it, name the file's program, and
 # rank tokenize first by its own samples, with its callers parse and main in the cumulative
 # column. Usage: go_pprof.sh PERFDM PC_CPU
