@@ -26,28 +26,20 @@ void configure_engine_system(caf::actor_system_config& cfg, bool deterministic) 
   register_message_types(cfg);
   cfg.set("logger.console", caf::atom("none"));
   if (!deterministic) cfg.load<caf::io::middleman>();  // remote actors (--publish, daemons)
-  // Request latency (bench/RESULTS.md, gateway): a request crosses threads (gateway I/O
-  // thread -> connection actor -> data manager -> back), and on a virtual machine waking an
-  // idle CPU costs tens of microseconds per crossing. CAF's work-stealing workers, once out
-  // of work, first poll their queues (aggressive-poll-attempts, no sleep): the next request
-  // of an active client finds a worker still awake. The moderate phase (50 us naps, 500 of
-  // them) is skipped: a napping worker delays a request by a nap, while a sleeping one is
-  // woken by any enqueue from outside the workers (the gateway's I/O thread, the detached
-  // ingest actors). Asleep (relaxed), a worker looks for work to steal every 50 ms: that
-  // look is the only thing an idle engine does (2 workers every 10 ms: 0.4-0.6 % of a core
-  // doing nothing, measured; every 50 ms: 0.1 %), and work for another worker's queue is
-  // taken by that worker anyway once its current job ends. The 1-client PING rate is the same.
-  // The sharing scheduler (PERFDM_SCHEDULER=sharing) sleeps at once: half the 1-client PING
-  // rate here, nothing spent after a burst.
+  // A request crosses threads (gateway I/O thread, connection actor, data manager, back),
+  // and waking an idle CPU costs tens of microseconds per crossing on a virtual machine. So a
+  // worker out of work polls its queue first, then sleeps at once: a 50 us nap would delay a
+  // request by a nap, while a sleeping worker is woken by any enqueue from outside. Asleep,
+  // it looks for work to steal every 50 ms, the only thing an idle engine does (about 0.1 %
+  // of a core). PERFDM_SCHEDULER=sharing spends nothing after a burst, at half the one-client
+  // request rate (bench/RESULTS.md, gateway).
   cfg.set("scheduler.policy", caf::atom("stealing"));
   cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{10000});
   cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
   cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(50)});
-  // One worker per core (CAF's default is at least 4): a polling worker beyond the cores only
-  // takes a core from the thread it would serve. The engine's blocking work (frame ingest,
-  // stack sampling, log writing) runs on detached actors of its own, not on workers.
-  // 2 workers instead of 4 here: 1-client PING 40-43 k/s vs 32 k/s, 16 clients 75-78 k/s vs
-  // 68-75 k/s, in alternating runs.
+  // One worker per core, at least 2 (CAF's default is at least 4): a polling worker beyond
+  // the cores only takes a core from the thread it would serve. The engine's blocking work
+  // (frame ingest, stack sampling, log writing) runs on detached actors of its own.
   cfg.set("scheduler.max-threads", std::max<std::size_t>(2, std::thread::hardware_concurrency()));
   if (!deterministic)
     if (auto* p = std::getenv("PERFDM_SCHEDULER"))
