@@ -1,142 +1,93 @@
 #include "cli/search_command.hpp"
 
-#include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <optional>
-#include <set>
-#include <thread>
 
-#include "cli/readable_lines.hpp"
 #include "cli/search_report.hpp"
+#include "cli/search_run.hpp"
 #include "cli/shg_print.hpp"
-#include "cli/xml_session.hpp"
 #include "cli/stop_signals.hpp"
-#include "messages/dm_error.hpp"
+#include "cli/xml_session.hpp"
 #include "messages/dm_messages.hpp"
-#include "messages/process_messages.hpp"
-#include "messages/search_messages.hpp"
-#include "messages/topology_messages.hpp"
-#include "messages/xml_codec.hpp"
 #include "native/pc_resources.hpp"
-#include "pc/machine_name.hpp"
 #include "pc/search_wire.hpp"
-#include "proc/process_facts.hpp"
 #include "proc/program_launcher.hpp"
 
 namespace perfdm {
 
 namespace {
 
-std::string search_request_xml(const search_command_options& o) {
-  std::string attrs =
-      " PHASE='" + std::string(o.phase == "current" ? "CURRENT" : "GLOBAL") + "' ACTION='START'";
-  auto add = [&](const char* name, double v) {
-    if (v >= 0) attrs += std::string(" ") + name + "='" + format_number(v) + "'";
-  };
-  add("SUFFICIENT_TIME", o.sufficient_time);
-  add("CPU_THRESHOLD", o.cpu_threshold);
-  add("SYNC_THRESHOLD", o.sync_threshold);
-  add("IO_THRESHOLD", o.io_threshold);
-  add("SMALL_IO_BYTES", o.small_io_bytes);
-  add("COST_BUDGET", o.cost_budget);
-  add("CONFIDENCE", o.confidence);  // the evidence rule's level
-  return "<DYPER PID='DM' COMMAND='SEARCH'><SEARCH" + attrs + "/></DYPER>";
-}
-
-std::string watch_xml(int pid) {
-  return "<DYPER PID='DM' COMMAND='WATCH'><PROCESS PID='" + std::to_string(pid) + "'/></DYPER>";
-}
-
-std::string exe_of(int pid) {
-  char buf[4096];
-  auto n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), buf, sizeof buf);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
-
-// The descendants of a launched program, watched as they appear. A new process is watched
-// once two looks in a row find the same executable: a fork about to exec would otherwise be
-// named after its parent.
-class descendant_watch {
- public:
-  // The processes to WATCH now.
-  std::vector<int> look(const launched_program& p) {
-    std::map<int, std::string> now;
-    std::vector<int> ready;
-    for (auto pid : p.descendants()) {
-      if (watched_.count(pid)) continue;
-      auto exe = exe_of(pid);
-      if (exe.empty()) continue;
-      auto i = last_.find(pid);
-      if (i != last_.end() && i->second == exe) {
-        watched_.insert(pid);
-        ready.push_back(pid);
-      } else {
-        now[pid] = exe;
-      }
-    }
-    last_ = std::move(now);
-    return ready;
-  }
-
- private:
-  std::set<int> watched_;
-  std::map<int, std::string> last_;
-};
-
-// Waits until `n` daemons of the tree (TOPOLOGY: straight below this engine or behind relays)
-// watch a process each, at most `seconds`.
-void wait_for_daemons(session& s, int n, double seconds, std::ostream& err) {
-  auto until = std::chrono::steady_clock::now() +
-               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                   std::chrono::duration<double>(seconds));
-  std::size_t joined = 0;
-  while (!stop_requested()) {
-    auto r = s.ask(caf::make_message(topology_query{}));
-    if (r.match_elements<topology_reply>()) {
-      auto& nodes = r.get_as<topology_reply>(0).nodes;
-      joined = static_cast<std::size_t>(std::count_if(
-          nodes.begin(), nodes.end(), [](auto& x) { return x.kind == "daemon" && x.sources > 0; }));
-    }
-    if (joined >= static_cast<std::size_t>(n) || std::chrono::steady_clock::now() >= until) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  err << "perfdm search: " << joined << " of " << n << " daemons joined"
-      << (joined < static_cast<std::size_t>(n) ? " (searching with those)" : "") << '\n';
-}
-
-// The processes the daemons watch, as their /Machine resources name them
-// (/Machine/<host>/<name>{<pid>}), but those this engine watched itself (on `own_host`).
-// Processes are told apart by host and pid: two hosts may run the same pid.
-std::vector<pc::searched_process> daemons_processes(session& s,
-                                                    const std::vector<process_info>& own,
-                                                    const std::string& own_host) {
-  std::vector<pc::searched_process> out;
-  auto r = s.ask(caf::make_message(list_resources{}));
-  if (!r.match_elements<resource_list>()) return out;
-  std::set<pc::process_key> seen;
-  for (auto& p : own) seen.insert({own_host, p.pid});
-  for (auto& res : r.get_as<resource_list>(0).resources) {
-    pc::machine_name m;
-    if (!pc::parse_machine_name(res.name, m) || m.depth != 2 || m.pid <= 0) continue;
-    if (seen.insert({m.host, m.pid}).second) out.push_back({m.pid, res.name, "", m.host});
-  }
-  return out;
-}
-
 std::string seconds_text(double t) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f s", t);
   return buf;
+}
+
+// How the search ended, for people: the program's end, the processes' or the time searched.
+std::string ending_text(const search_outcome& r, const launched_program* program) {
+  if (program)
+    return "the program (pid " + std::to_string(program->pid()) + ") " +
+           (r.ended_by_us ? std::string(r.interrupted ? "was stopped on interrupt: "
+                                                      : "was ended at --seconds: ")
+                          : std::string()) +
+           (WIFSIGNALED(*r.exit_status) && !r.ended_by_us ? "was " : "") +
+           launched_program::describe(*r.exit_status) + " after " + seconds_text(r.searched);
+  if (r.all_gone) return "the process exited after " + seconds_text(r.searched);
+  return std::string(r.interrupted ? "interrupted" : "searched") + " for " +
+         seconds_text(r.searched);
+}
+
+// The report at the end: the findings ranked and folded across the processes searched, the
+// nodes still open, how the search ended (text, with --shg the graph), or all of it as JSON.
+void write_report(std::ostream& report, const search_command_options& o, const search_outcome& r,
+                  const launched_program* program) {
+  std::vector<pc::node_view> views;
+  for (auto& n : r.graph.nodes) views.push_back(pc::view_of(n));
+  auto open = pc::inconclusive_nodes(views, o.json                     ? views.size()
+                                            : r.found.findings.empty() ? 10
+                                                                       : 5);
+  // What repeats across the processes searched, once (pc/finding_folding.hpp). This engine's
+  // own processes run on its host: a daemon's process of the same pid elsewhere is another.
+  std::vector<pc::searched_process> processes_searched;
+  const auto own_host = native::host_part();
+  for (auto& p : r.watched) processes_searched.push_back({p.pid, "", p.name, own_host});
+  processes_searched.insert(processes_searched.end(), r.remote.begin(), r.remote.end());
+  auto folded =
+      pc::fold_findings(pc::findings_of(r.found.findings, views), processes_searched, views);
+  auto idle = pc::idle_threads(views);
+  if (o.json) {
+    report_json j;
+    if (program)
+      j["program"] = {{"pid", program->pid()},
+                      {"exit_code", launched_program::exit_code(*r.exit_status)},
+                      {"ended_by", !r.ended_by_us  ? "exit"
+                                   : r.interrupted ? "interrupt"
+                                                   : "seconds"},
+                      {"status", launched_program::describe(*r.exit_status)}};
+    auto processes = report_json::array();
+    for (auto& p : r.watched) processes.push_back({{"pid", p.pid}, {"name", p.name}});
+    for (auto& p : r.remote)  // a daemon's: named by its /Machine resource
+      processes.push_back({{"pid", p.pid}, {"machine", p.machine}});
+    j["processes"] = std::move(processes);
+    j["seconds"] = report_number(r.searched);
+    j["started"] = report_number(r.started);
+    j["findings"] = findings_json(r.found.findings);
+    j["folded"] = folded_json(folded);
+    j["inconclusive"] = inconclusive_json(open);
+    j["nodes"] = shg_json(r.graph.nodes)["nodes"];
+    j["idle_threads"] = report_number(idle);
+    report << report_dump(j) << '\n';
+  } else {
+    auto how = ending_text(r, program);
+    if (!pc::idle_text(idle).empty()) how += "; " + pc::idle_text(idle);
+    report << "(" << how << ")\n" << folded_findings_text(folded, open);
+    if (o.shg) report << "search history graph:\n" << shg_tree(r.graph.nodes);
+  }
+  report.flush();
 }
 
 }  // namespace
@@ -260,165 +211,14 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   session s(so);
   engine_publisher publisher;
   if (!publisher.start(s, o.publish, so.default_log, err)) return 1;
-  finding_watch watch;
-  std::map<std::uint64_t, std::string> states;  // node id: its last state (--shg's lines)
-  auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  auto stamp = [&] {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "[%6.1f s] ", elapsed());
-    return std::string(buf);
-  };
-  bool live_lines = !o.json;
-  bool refused = false;
-  auto handle = [&](const session_line& l) {
-    if (l.kind == session_line::error) {
-      err << "perfdm search: " << error_sentence(l) << '\n';
-      refused = true;
-      return;
-    }
-    if (l.kind != session_line::event || !l.message.match_elements<shg_node_event>()) return;
-    auto& n = l.message.get_as<shg_node_event>(0).node;
-    watch.update(n);
-    auto& before = states[n.id];
-    auto line = shg_conclusion_line(before, n);
-    before = n.state;
-    if (!line.empty() && live_lines && o.shg) out << stamp() << line << '\n' << std::flush;
-  };
-  std::vector<process_info> watched;  // what each WATCH answered: the processes searched
-  auto watch_reply = [&](const session_line& l) {
-    if (l.kind == session_line::reply && l.message.match_elements<process_info>())
-      watched.push_back(l.message.get_as<process_info>(0));
-  };
-  // A descendant may be gone before its WATCH: no error for that.
-  auto quiet = [&](const session_line& l) { watch_reply(l); };
-  auto print_new_findings = [&] {
-    for (auto& f : watch.take_new())
-      if (live_lines) out << stamp() << f.text << '\n' << std::flush;
-  };
-  std::vector<int> pids = o.pids;
-  if (program) pids.insert(pids.begin(), program->pid());
-  for (auto pid : pids) {
-    s.run_line(watch_xml(pid), [&](const session_line& l) {
-      handle(l);
-      watch_reply(l);
-    });
-    if (refused) return 1;  // the launched program is ended by its destructor
-  }
-  if (o.daemons > 0) wait_for_daemons(s, o.daemons, o.daemons_wait, err);
-  // On the findings' clock (engine time, from the session's start): after any wait for
-  // daemons, where a finding's "since" is to be counted from.
-  const double search_started = elapsed();
-  s.run_line("<DYPER PID='DM' COMMAND='STREAM'/>", handle);
-  s.run_line(search_request_xml(o), handle);
-  if (refused) return 1;
-  if (program) program->release();
-
-  // --seconds counts from the search's start: a wait for daemons comes before it.
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(o.seconds));
-  descendant_watch descendants;
-  std::optional<int> exit_status;
-  bool all_gone = false;
-  int ticks = 0;
-  while (!stop_requested() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    s.drain_events(handle);
-    print_new_findings();
-    if (program) {
-      if ((exit_status = program->wait_status())) break;
-      if (++ticks % 4 == 0)
-        for (auto pid : descendants.look(*program)) s.run_line(watch_xml(pid), quiet);
-    } else if (!pids.empty() && std::none_of(pids.begin(), pids.end(), proc::process_alive)) {
-      all_gone = true;
-      break;
-    }
-  }
-  bool interrupted = stop_requested();
-  double searched = elapsed();
-  // A program still running is ended now: by --seconds, or with the search on Ctrl-C.
-  bool ended_by_us = program && !exit_status;
-  if (ended_by_us) exit_status = program->terminate(2.0);
-  s.drain_events(handle);
-  print_new_findings();
-
-  shg_reply graph;
-  findings_reply found;
-  s.run_line("<DYPER PID='DM' COMMAND='SHG'/>", [&](const session_line& l) {
-    if (l.kind == session_line::reply && l.message.match_elements<shg_reply>())
-      graph = l.message.get_as<shg_reply>(0);
-  });
-  s.run_line("<DYPER PID='DM' COMMAND='FINDINGS'/>", [&](const session_line& l) {
-    if (l.kind == session_line::reply && l.message.match_elements<findings_reply>())
-      found = l.message.get_as<findings_reply>(0);
-  });
-  std::vector<pc::node_view> views;
-  for (auto& n : graph.nodes) views.push_back(pc::view_of(n));
-  auto open = pc::inconclusive_nodes(views, o.json                   ? views.size()
-                                            : found.findings.empty() ? 10
-                                                                     : 5);
-  // What repeats across the processes searched, once (pc/finding_folding.hpp).
-  std::vector<pc::searched_process> processes_searched;
-  // This engine's own processes run on its host: a daemon's process of the same pid elsewhere
-  // is another process.
-  const auto own_host = native::host_part();
-  for (auto& p : watched) processes_searched.push_back({p.pid, "", p.name, own_host});
-  auto remote = o.publish.address.empty() ? std::vector<pc::searched_process>{}
-                                          : daemons_processes(s, watched, own_host);
-  processes_searched.insert(processes_searched.end(), remote.begin(), remote.end());
-  auto folded =
-      pc::fold_findings(pc::findings_of(found.findings, views), processes_searched, views);
-
-  std::string how;  // how the search ended, for people
-  if (program) {
-    how = "the program (pid " + std::to_string(program->pid()) + ") " +
-          (ended_by_us ? std::string(interrupted ? "was stopped on interrupt: "
-                                                 : "was ended at --seconds: ")
-                       : std::string()) +
-          (WIFSIGNALED(*exit_status) && !ended_by_us ? "was " : "") +
-          launched_program::describe(*exit_status) + " after " + seconds_text(searched);
-  } else if (all_gone) {
-    how = "the process exited after " + seconds_text(searched);
-  } else {
-    how = std::string(interrupted ? "interrupted" : "searched") + " for " + seconds_text(searched);
-  }
-  auto idle = pc::idle_threads(views);
-  if (!pc::idle_text(idle).empty()) how += "; " + pc::idle_text(idle);
-  if (o.json) {
-    report_json r;
-    if (program)
-      r["program"] = {{"pid", program->pid()},
-                      {"exit_code", launched_program::exit_code(*exit_status)},
-                      {"ended_by", !ended_by_us  ? "exit"
-                                   : interrupted ? "interrupt"
-                                                 : "seconds"},
-                      {"status", launched_program::describe(*exit_status)}};
-    auto processes = report_json::array();
-    for (auto& p : watched) processes.push_back({{"pid", p.pid}, {"name", p.name}});
-    for (auto& p : remote)  // a daemon's: named by its /Machine resource
-      processes.push_back({{"pid", p.pid}, {"machine", p.machine}});
-    r["processes"] = std::move(processes);
-    r["seconds"] = report_number(searched);
-    r["started"] = report_number(search_started);
-    r["findings"] = findings_json(found.findings);
-    r["folded"] = folded_json(folded);
-    r["inconclusive"] = inconclusive_json(open);
-    r["nodes"] = shg_json(graph.nodes)["nodes"];
-    r["idle_threads"] = report_number(idle);
-    *report << report_dump(r) << '\n';
-  } else {
-    *report << "(" << how << ")\n" << folded_findings_text(folded, open);
-    if (o.shg) *report << "search history graph:\n" << shg_tree(graph.nodes);
-  }
-  report->flush();
+  auto r = run_search(s, o, program.get(), out, err);
+  if (!r) return 1;
+  write_report(*report, o, *r, program.get());
   // The run's call paths as folded stacks and pprof (--folded, --pprof; docs/FLAME.md), of
   // every process searched.
   if (o.profile.wanted()) {
     std::vector<profile::counted_stack> stacks;
-    for (auto& p : watched) {
+    for (auto& p : r->watched) {
       auto x = s.ask(caf::make_message(flame_export_request{p.pid}));
       if (!x.match_elements<flame_export>()) continue;
       auto more = export_stacks(x.get_as<flame_export>(0));
@@ -436,8 +236,8 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
     }
   }
   if (!program) return 0;
-  if (!ended_by_us) return launched_program::exit_code(*exit_status);
-  return interrupted ? 130 : 0;
+  if (!r->ended_by_us) return launched_program::exit_code(*r->exit_status);
+  return r->interrupted ? 130 : 0;
 }
 
 }  // namespace perfdm

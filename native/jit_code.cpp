@@ -46,12 +46,6 @@ bool v8_location(std::string_view location, std::string& file, int& line) {
   return !file.empty();
 }
 
-std::string executable_of(int pid) {
-  char buf[4096];
-  auto n = ::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), buf, sizeof buf);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
-
 // The perf map the process writes, as this process reaches it: its own pid (in its pid
 // namespace) under its own root.
 std::string perf_map_path(int pid) {
@@ -134,7 +128,7 @@ std::string unnamed_jit_function(const std::string& runtime) {
 }
 
 jit_code::jit_code(int pid)
-    : executable_(executable_of(pid)), map_(perf_map_path(pid), start_time(pid)) {
+    : executable_(proc::executable_of(pid)), map_(perf_map_path(pid), start_time(pid)) {
   auto slash = executable_.rfind('/');
   runtime_ = slash == std::string::npos ? executable_ : executable_.substr(slash + 1);
   const std::string deleted = " (deleted)";

@@ -119,6 +119,12 @@ std::vector<pid_t> descendants(pid_t root, pid_t adopted_by) {
   return out;
 }
 
+std::string executable_of(pid_t pid) {
+  char buf[4096];
+  auto n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
 std::int64_t boot_time_ns() {
   static const std::int64_t ns = []() -> std::int64_t {
     std::ifstream in("/proc/stat");

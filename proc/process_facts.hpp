@@ -1,6 +1,6 @@
 // Facts about the processes of this machine as the kernel tells them (/proc, kill(2),
-// gethostname): whether one is alive, its stat line, its descendants, when it started, the
-// host's name. One reader of each, for every part of perfdm that asks.
+// gethostname): whether one is alive, its stat line, its descendants, its executable, when
+// it started, the host's name. One reader of each, for every part of perfdm that asks.
 //
 // - The command name in a stat line is between the first '(' and the LAST ')': a name may
 //   itself hold spaces and parentheses ("a) (b").
@@ -45,6 +45,9 @@ std::vector<std::pair<pid_t, pid_t>> processes_with_parents();
 // The processes below `root` now: children, grandchildren… `adopted_by`: also those whose
 // parent is that process (a subreaper holding the root's orphans), the root itself excepted.
 std::vector<pid_t> descendants(pid_t root, pid_t adopted_by = -1);
+
+// The path of a process's executable (/proc/PID/exe); "" when it is gone or unreadable.
+std::string executable_of(pid_t pid);
 
 // When the machine booted, ns since the epoch (/proc/stat btime); read once.
 std::int64_t boot_time_ns();
