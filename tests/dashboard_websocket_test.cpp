@@ -104,16 +104,23 @@ TEST_CASE("dashboard: a WebSocket client that goes has its streams closed (T3)",
 TEST_CASE("dashboard: a WebSocket message over the size limit closes that connection with 1009",
           "[dashboard][websocket][limits]") {
   engine_process engine("ws-limit");
-  ws_client big(engine.http_port());
   ws_client other(engine.http_port());
-  // The limit is 1 MiB. The engine may close before it has read the whole message: the
-  // write can fail; the close frame has come first.
-  try {
-    big.send(std::string(2u << 20, 'x'));
-  } catch (const std::exception&) {
+  // The limit is 1 MiB. The engine sends the close frame 1009 and closes the socket with the
+  // rest of the message unread, so the kernel answers the client with a reset, which may
+  // discard the close frame before the client reads it. Every such connection ends; the
+  // frame is seen within a few tries.
+  bool told_too_big = false;
+  for (int attempt = 0; attempt < 5 && !told_too_big; ++attempt) {
+    ws_client big(engine.http_port());
+    try {
+      big.send(std::string(2u << 20, 'x'));
+    } catch (const std::exception&) {
+    }
+    CHECK_THROWS(big.next());
+    told_too_big =
+        big.close_reason().code == static_cast<std::uint16_t>(websocket::close_code::too_big);
   }
-  CHECK_THROWS(big.next());
-  CHECK(big.close_reason().code == static_cast<std::uint16_t>(websocket::close_code::too_big));
+  CHECK(told_too_big);
   CHECK(other.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
   ws_client after(engine.http_port());
   CHECK(after.ask(dm("PING")) == "<DYPER_REPLY ID='DM'>PONG</DYPER_REPLY>");
