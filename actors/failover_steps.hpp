@@ -1,7 +1,7 @@
-// The two steps of failover that a daemon's relay and a relay under a relay take
-// alike: on losing the upstream, start connecting to the dead relay's own upstream; once
-// connected, register there as taking over from it and hand back what must go again. The
-// node's own parts (a relay's children hearing the new address) stay with the node.
+// The steps that a daemon's relay and a relay under a relay take alike: sending up what their
+// uplink holds; on losing the upstream, connecting to the dead relay's own upstream; once
+// connected, registering there as taking over from it and handing back what must go again.
+// The node's own parts (a relay's children hearing the new address) stay with the node.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actors/reconnect_actor.hpp"
+#include "tree/uplink.hpp"
 #include "tree/upstream_failover.hpp"
 #include "messages/source_messages.hpp"
 
@@ -49,6 +50,24 @@ std::vector<sample> register_taking_over(Self* self, const caf::actor& up,
                "perfdm %s: reconnected to %s, taking over from %s (%zu samples sent again)\n", who,
                address.c_str(), replaced.c_str(), again.size());
   return again;
+}
+
+// Sends what `up` has to send now (its open batch, or the watermark alone when it moved) to
+// `upstream`, noting it acknowledged once the upstream received it. A node that ends sends
+// without asking: no answer would find it.
+template <class Self>
+void flush_uplink(Self* self, const caf::actor& upstream, uplink& up, time_ns watermark,
+                  bool exiting) {
+  if (!upstream) return;
+  auto batch = up.flush(watermark);
+  if (!batch) return;
+  if (exiting) {
+    self->send(upstream, std::move(batch->message));
+    return;
+  }
+  self->request(upstream, caf::infinite, std::move(batch->message))
+      .then([&up, receipt = std::move(batch->receipt)](samples_ack&) { up.acked(receipt); },
+            [](caf::error&) {});
 }
 
 }  // namespace perfdm
