@@ -18,6 +18,7 @@
 #include "sources/callgraph_report.hpp"
 #include "profile/flame_feed.hpp"
 #include "profile/flame_reports.hpp"
+#include "sources/native_reports.hpp"
 #include "sources/pc_sample_builder.hpp"
 #include "sources/proc_sample_builder.hpp"
 #include "window/sample_window.hpp"
@@ -87,49 +88,18 @@ struct native_source_state {
 };
 
 cpu_profile_report native_source_state::profile_report() const {
-  auto sum = profile.summary();
-  cpu_profile_report r;
-  r.pid = info.pid;
-  r.montime = sum.montime;
-  r.samples = sum.samples;
-  r.active = sum.active;
-  r.last = sum.last;
-  r.stacks = sum.stacks;
+  auto r = perfdm::profile_report(
+      info.pid, profile.summary(), thread_states.counts(),
+      [this](const std::string& module, const std::string& function) {
+        return code_type(settings.classes, module, function);
+      });
   r.checktime = to_seconds(delay->mean_ns());
   r.cost = static_cast<double>(cost_ns) / 1e9;
-  // A detailed function's lines follow it and share its code class.
-  std::string function, type;
-  for (auto& i : sum.items) {
-    if (i.detailed) ++r.detailed;
-    bool line_of_function = !function.empty() && i.name.size() > function.size() &&
-                            i.name.compare(0, function.size() + 1, function + "@") == 0;
-    if (!line_of_function) {
-      function = i.name;
-      auto at = i.name.find('@');
-      type = at == std::string::npos
-                 ? code_type(settings.classes, "", native::plain_function_name(i.name))
-                 : code_type(settings.classes, i.name.substr(0, at),
-                             native::plain_function_name(i.name.substr(at + 1)));
-    }
-    r.items.push_back(profile_entry{i.name, i.file, i.total, i.base, type});
-  }
-  for (auto& t : thread_states.counts())
-    r.threads.push_back(
-        thread_state_entry{t.tid, t.name, t.samples, t.blocks, t.runs, t.waits, t.ios, t.sleeps});
   return r;
 }
 
 stacks_report native_source_state::stacks_of(const native::stack_snapshot& snap) const {
-  stacks_report r;
-  r.pid = info.pid;
-  r.time = to_seconds(engine_time(snap.monotonic_ns));
-  for (auto& t : snap.threads) {
-    thread_entry e{t.tid, t.name, native::state_name(t.state), {}};
-    for (auto& f : t.frames)
-      e.stack.push_back(stack_entry{f.function, f.file, f.line, f.module, f.pc});
-    r.threads.push_back(std::move(e));
-  }
-  return r;
+  return stacks_report_of(info.pid, to_seconds(engine_time(snap.monotonic_ns)), snap);
 }
 
 namespace {
@@ -271,14 +241,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
             // Anything else (a /proc line it cannot read) costs this reading only.
           }
         }
-        // The next reading just after the next interval boundary in engine time, not one
-        // interval from now: every daemon's samples then end together, and a relay over 8 of
-        // them completes each interval once, not once per child's report (through 8 relays
-        // the engine got about as many messages as from 64 daemons flat).
-        auto now = s.engine_time(native::monotonic_ns());
-        auto delay = s.interval;
-        if (now >= 0 && s.interval > 0)
-          delay = (now / s.interval + 1) * s.interval - now + 1'000'000;
+        auto delay = next_reading_delay(s.engine_time(native::monotonic_ns()), s.interval);
         self->delayed_send(self, std::chrono::nanoseconds(delay), proc_tick_atom::value);
       },
       [=](stack_tick_atom, std::uint64_t generation) {

@@ -118,4 +118,9 @@ void proc_sample_builder::add(const native::process_stats& p, time_ns t, std::ve
   for (auto& th : p.per_thread) record(th.tid, thread_values(th), t, out);
 }
 
+time_ns next_reading_delay(time_ns now, time_ns interval) {
+  if (now < 0 || interval <= 0) return interval;
+  return (now / interval + 1) * interval - now + 1'000'000;
+}
+
 }  // namespace perfdm

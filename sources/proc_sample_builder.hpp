@@ -72,4 +72,10 @@ class proc_sample_builder {
   std::map<int, reading> previous_;
 };
 
+// How long from engine time `now` until the next reading: just after the next boundary of
+// `interval` in engine time (1 ms after), not one interval from now, so that every daemon's
+// samples end together and a relay over them completes each interval once, not once per
+// child's report. One interval when the time or the interval says nothing.
+time_ns next_reading_delay(time_ns now, time_ns interval);
+
 }  // namespace perfdm

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "log/log_counters_record.hpp"
+#include "messages/profile_item_name.hpp"
 
 namespace perfdm {
 
@@ -14,10 +15,7 @@ std::int64_t count(std::uint64_t x) {
 
 // The function item a line item (module@function@line) belongs to; the item itself otherwise.
 std::string function_of(const profile_entry& item, const std::string& current_function) {
-  if (!current_function.empty() && item.name.size() > current_function.size() &&
-      item.name.compare(0, current_function.size() + 1, current_function + "@") == 0)
-    return current_function;
-  return item.name;
+  return names_line_of(item.name, current_function) ? current_function : item.name;
 }
 
 }  // namespace
