@@ -19,6 +19,7 @@
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/xml_codec.hpp"
+#include "messages/xml_print_announcement.hpp"
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
 #include "shm/attach.hpp"
@@ -26,6 +27,7 @@
 #include "shm/process_memory.hpp"
 #include "shm/schema.hpp"
 #include "shm/segment.hpp"
+#include "sources/native_reports.hpp"
 
 namespace perfdm {
 
@@ -106,17 +108,8 @@ caf::result<caf::message> showstack(registry_actor self, const process_command& 
     return rp;
   }
   try {
-    stacks_report r;
-    r.pid = c.pid;
-    r.time = static_cast<double>(epoch_now_ms()) / 1e3;
-    for (int tid : native::thread_ids(c.pid)) {
-      try {
-        auto t = native::read_thread_stats(c.pid, tid);
-        r.threads.push_back(thread_entry{tid, t.name, native::state_name(t.state), {}});
-      } catch (const native::native_error&) {
-        // The thread ended between the listing and the read: it has no state to show.
-      }
-    }
+    auto r = stacks_report_of(c.pid, static_cast<double>(epoch_now_ms()) / 1e3,
+                              native::read_threads(c.pid));
     return answer(c, print_reply_body(caf::make_message(r)));
   } catch (const native::native_error& e) {
     return refusal(c, dm_error_code(native_failure(e)), e.what());
@@ -163,13 +156,8 @@ caf::result<caf::message> run_command(registry_actor self, caf::actor dm,
 
 caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, caf::actor dm,
                                      ingest_options options, native_options native_opts) {
-  auto announce = [=](const char* what, std::int32_t pid) {
-    process_announcement a{
-        "<DYPER " + std::string(what) + "='" + std::to_string(pid) + "'/>",
-        pid,
-        std::string(what) == "END" ? process_announcement::end : process_announcement::start,
-        epoch_now_ms(),
-        {}};
+  auto announce = [=](process_announcement::kind_t kind, std::int32_t pid) {
+    auto a = make_announcement(kind, pid, epoch_now_ms());
     for (auto& s : self->state.subscribers) self->send(s, a);
   };
   self->set_down_handler([=](caf::down_msg& x) {
@@ -180,12 +168,12 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
     for (auto& [pid, p] : self->state.processes) {
       if (p.ingest && p.ingest.address() == x.source) {
         p.ingest = nullptr;
-        if (p.attached) announce("END", pid);  // it exited (a DETACH announced already)
+        if (p.attached) announce(process_announcement::end, pid);  // it exited (a DETACH announced already)
         p.attached = false;
       }
       if (p.native && p.native.address() == x.source) {
         p.native = nullptr;
-        if (!p.attached) announce("END", pid);  // a watched process exited
+        if (!p.attached) announce(process_announcement::end, pid);  // a watched process exited
       }
       p.update_flags();
     }
@@ -274,7 +262,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
             .then(
                 [=](ok_reply) mutable {
                   rp.deliver(info);
-                  announce("START", pid);
+                  announce(process_announcement::start, pid);
                   schedule_report(self, pid);  // REPORTTIME set before a re-attach
                 },
                 [=](caf::error& e) mutable {
@@ -306,7 +294,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                     info.watched = j->second.info.watched;
                   }
                   rp.deliver(info);
-                  announce("END", pid);
+                  announce(process_announcement::end, pid);
                 },
                 [=](caf::error& e) mutable { rp.deliver(e); });
         return rp;
@@ -358,7 +346,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                 [=](ok_reply) mutable {
                   auto i = self->state.processes.find(pid);
                   rp.deliver(i != self->state.processes.end() ? i->second.info : info);
-                  if (!announced) announce("START", pid);
+                  if (!announced) announce(process_announcement::start, pid);
                   schedule_report(self, pid);  // REPORTTIME set before a re-watch
                 },
                 [=](caf::error& e) mutable {
@@ -384,7 +372,7 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
                     j->second.native = nullptr;
                     j->second.update_flags();
                     info = j->second.info;
-                    if (!j->second.attached) announce("END", pid);
+                    if (!j->second.attached) announce(process_announcement::end, pid);
                   }
                   rp.deliver(info);
                 },

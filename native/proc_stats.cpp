@@ -194,22 +194,31 @@ process_stats read_process_stats(int pid, const proc_read_options& options) {
   // The process's own context switches in status are its main thread's; the sum over
   // threads is the process's.
   if (options.threads) {
+    p.per_thread = read_threads(pid);
     std::uint64_t vol = 0, invol = 0;
-    for (int tid : thread_ids(pid)) {
-      try {
-        p.per_thread.push_back(read_thread_stats(pid, tid));
-        vol += p.per_thread.back().ctx_voluntary;
-        invol += p.per_thread.back().ctx_involuntary;
-      } catch (const native_error& e) {
-        if (e.code != native_errc::no_such_process) throw;
-        // That thread exited meanwhile; the process must still be there.
-        if (::access(base.c_str(), F_OK) != 0) throw;
-      }
+    for (auto& t : p.per_thread) {
+      vol += t.ctx_voluntary;
+      invol += t.ctx_involuntary;
     }
     p.ctx_voluntary = vol;
     p.ctx_involuntary = invol;
   }
   return p;
+}
+
+std::vector<thread_stats> read_threads(int pid) {
+  const std::string base = "/proc/" + std::to_string(pid) + "/";
+  std::vector<thread_stats> out;
+  for (int tid : thread_ids(pid)) {
+    try {
+      out.push_back(read_thread_stats(pid, tid));
+    } catch (const native_error& e) {
+      if (e.code != native_errc::no_such_process) throw;
+      // That thread exited meanwhile; the process must still be there.
+      if (::access(base.c_str(), F_OK) != 0) throw;
+    }
+  }
+  return out;
 }
 
 }  // namespace perfdm::native

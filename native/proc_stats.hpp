@@ -86,6 +86,10 @@ thread_stats read_thread_stats(int pid, int tid);
 // The thread ids of `pid` (/proc/PID/task), ascending. Throws no_such_process.
 std::vector<int> thread_ids(int pid);
 
+// Every thread's figures, by thread id ascending; a thread that exits while its siblings are
+// read is left out. Throws native_error: no_such_process when the process itself is gone.
+std::vector<thread_stats> read_threads(int pid);
+
 // The whole of a small /proc file; throws native_error (via process_failure) when it cannot
 // be opened or read.
 std::string read_proc_file(int pid, const std::string& path);

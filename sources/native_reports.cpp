@@ -48,4 +48,14 @@ stacks_report stacks_report_of(std::int32_t pid, double time, const native::stac
   return r;
 }
 
+stacks_report stacks_report_of(std::int32_t pid, double time,
+                               const std::vector<native::thread_stats>& threads) {
+  stacks_report r;
+  r.pid = pid;
+  r.time = time;
+  for (auto& t : threads)
+    r.threads.push_back(thread_entry{t.tid, t.name, native::state_name(t.state), {}});
+  return r;
+}
+
 }  // namespace perfdm

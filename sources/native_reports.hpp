@@ -1,5 +1,6 @@
 // What a watched process's readings answer to PROFILE and STACKS (messages/native_messages.hpp):
-// the CPU profile with each function's code class, and a stack sample's threads. Plain C++.
+// the CPU profile with each function's code class, a stack sample's threads, and the threads
+// of a process no stack sampler watches, from its /proc readings (SHOWSTACK). Plain C++.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "messages/native_messages.hpp"
 #include "native/cpu_profile.hpp"
+#include "native/proc_stats.hpp"
 #include "native/stack_sampler.hpp"
 #include "native/thread_states.hpp"
 
@@ -28,5 +30,10 @@ cpu_profile_report profile_report(std::int32_t pid, const native::profile_summar
 
 // STACKS's answer for one stack sample taken at engine time `time` (seconds).
 stacks_report stacks_report_of(std::int32_t pid, double time, const native::stack_snapshot& snap);
+
+// The threads of `pid` and their states as /proc had them (native::read_threads), without
+// stacks, stamped `time`.
+stacks_report stacks_report_of(std::int32_t pid, double time,
+                               const std::vector<native::thread_stats>& threads);
 
 }  // namespace perfdm

@@ -139,3 +139,23 @@ TEST_CASE("a process exiting while it is read repeatedly: clear errors, never a 
     CHECK(ok > 0);
   }
 }
+
+TEST_CASE("every thread of a running program with its name and state, one read each",
+          "[native][proc]") {
+  target_process t;
+  std::vector<thread_stats> threads;
+  REQUIRE(eventually([&] {
+    threads = read_threads(t.pid);
+    return threads.size() == 6;
+  }));
+  bool hot = false, main_thread = false;
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    if (i > 0) CHECK(threads[i - 1].tid < threads[i].tid);  // ascending
+    CHECK(std::string(state_name(threads[i].state)) != "unknown");
+    hot = hot || threads[i].name == "nt_hot";
+    main_thread = main_thread || threads[i].tid == t.pid;
+  }
+  CHECK(hot);
+  CHECK(main_thread);
+  CHECK_THROWS_AS(read_threads(-1), native_error);
+}
