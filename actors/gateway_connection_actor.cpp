@@ -15,6 +15,7 @@
 #include "messages/message_lists.hpp"
 #include "messages/process_command_messages.hpp"
 #include "messages/record_messages.hpp"
+#include "messages/xml_print_announcement.hpp"
 
 namespace perfdm {
 
@@ -269,16 +270,9 @@ void on_frame(connection_actor* self, dyper_frame& frame) {
 void on_agent_announcement(connection_actor* self, const process_announcement& a) {
   auto& st = self->state;
   if (a.pid != st.agent->pid) return;
-  auto id = xml_escaped(st.agent->id);
-  if (a.kind == process_announcement::report) {
-    write(self,
-          "<DYPER REPORT='" + id + "' TIME='" + std::to_string(a.time_ms) + "'>" + a.body +
-              "</DYPER>",
-          false);
-  } else if (a.kind == process_announcement::end) {
-    write(self, "<DYPER END='" + id + "' />", false);
-    close_connection(self);
-  }
+  if (a.kind == process_announcement::start) return;
+  write(self, print_agent_announcement(a.kind, st.agent->id, a.time_ms, a.body), false);
+  if (a.kind == process_announcement::end) close_connection(self);
 }
 
 caf::behavior connection(connection_actor* self, std::shared_ptr<gateway_transport> transport,
@@ -297,7 +291,7 @@ caf::behavior connection(connection_actor* self, std::shared_ptr<gateway_transpo
   if (st.agent) {
     st.client = "controller (for " + st.agent->id + ")";
     write(self, "CONNECT " + st.agent->id, false);
-    write(self, "<DYPER START='" + xml_escaped(st.agent->id) + "' />", false);
+    write(self, print_agent_announcement(process_announcement::start, st.agent->id), false);
   }
   if (auto dm = options->targets.find(data_manager_target); dm != options->targets.end()) {
     self->send(dm->second, record_origin{st.transport->origin(), true});

@@ -7,6 +7,7 @@
 
 #include "dyper/dyper_readings.hpp"
 #include "messages/xml_codec.hpp"
+#include "messages/xml_print_announcement.hpp"
 
 namespace perfdm {
 
@@ -118,10 +119,7 @@ void periodic_report(registry_actor self, caf::actor dm, std::int32_t pid,
   collect_report(
       self, dm, pid,
       [=](std::string body) {
-        auto time = epoch_now_ms();
-        process_announcement a{"<DYPER REPORT='" + std::to_string(pid) + "' TIME='" +
-                                   std::to_string(time) + "'>" + body + "</DYPER>",
-                               pid, process_announcement::report, time, body};
+        auto a = make_announcement(process_announcement::report, pid, epoch_now_ms(), body);
         for (auto& s : self->state.subscribers) self->send(s, a);
         schedule_report(self, pid);
       },

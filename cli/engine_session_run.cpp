@@ -12,6 +12,8 @@
 #include "cli/engine_listener.hpp"
 #include "cli/readable_lines.hpp"
 #include "cli/stop_signals.hpp"
+#include "messages/native_messages.hpp"
+#include "messages/xml_codec.hpp"
 
 namespace perfdm {
 
@@ -63,8 +65,7 @@ int run_engine_session(std::istream& in, const session_options& options,
     std::cout << (o.readable ? readable(l) : l.xml) << '\n';
   };
   for (int pid : o.watch) {
-    auto request = "<DYPER PID='DM' COMMAND='WATCH'><PROCESS PID='" + std::to_string(pid) +
-                   "'/></DYPER>";
+    auto request = print_request("DM", caf::make_message(watch_request{pid}));
     if (o.readable && o.echo) std::cout << "> " << request << '\n';
     s.run_line(request, print);
     std::cout.flush();

@@ -13,6 +13,7 @@
 #include "cli/shg_print.hpp"
 #include "cli/stop_signals.hpp"
 #include "messages/dm_messages.hpp"
+#include "messages/native_messages.hpp"
 #include "messages/topology_messages.hpp"
 #include "messages/xml_codec.hpp"
 #include "native/pc_resources.hpp"
@@ -41,7 +42,7 @@ std::string search_request_xml(const search_command_options& o) {
 }
 
 std::string watch_xml(int pid) {
-  return "<DYPER PID='DM' COMMAND='WATCH'><PROCESS PID='" + std::to_string(pid) + "'/></DYPER>";
+  return print_request("DM", caf::make_message(watch_request{pid}));
 }
 
 // Waits until `n` daemons of the tree (TOPOLOGY: straight below this engine or behind relays)

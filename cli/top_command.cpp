@@ -17,6 +17,7 @@
 #include "cli/stop_signals.hpp"
 #include "messages/native_messages.hpp"
 #include "messages/search_messages.hpp"
+#include "messages/xml_codec.hpp"
 #include "proc/program_launcher.hpp"
 #include "top/top_view.hpp"
 
@@ -24,9 +25,10 @@ namespace perfdm {
 
 namespace {
 
-std::string pid_xml(const char* command, int pid) {
-  return std::string("<DYPER PID='DM' COMMAND='") + command + "'><PROCESS PID='" +
-         std::to_string(pid) + "'/></DYPER>";
+// A request to the data manager, as the session reads it.
+template <class Request>
+std::string dm_xml(Request request) {
+  return print_request("DM", caf::make_message(std::move(request)));
 }
 
 template <class Reply>
@@ -89,7 +91,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     }
   };
   for (auto pid : pids) {
-    s.run_line(pid_xml("WATCH", pid), check);
+    s.run_line(dm_xml(watch_request{pid}), check);
     if (refused) return 1;
   }
   if (o.search) {
@@ -117,7 +119,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     if (key == '\t') v = static_cast<top::view>((static_cast<int>(v) + 1) % 4);
     s.drain_events([](const session_line&) {});  // SHGNODE: FINDINGS says what they mean
     for (auto pid : pids)
-      if (auto r = ask<stacks_report>(s, pid_xml("STACKS", pid))) model.stacks(*r);
+      if (auto r = ask<stacks_report>(s, dm_xml(stacks_request{pid}))) model.stacks(*r);
     auto now = std::chrono::steady_clock::now();
     double t = std::chrono::duration<double>(now - start).count();
     if (o.seconds > 0 && t >= o.seconds) break;
@@ -126,7 +128,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     if (now >= next_refresh) {
       next_refresh = now + std::chrono::seconds(1);
       for (auto pid : pids)
-        if (auto r = ask<cpu_profile_report>(s, pid_xml("PROFILE", pid))) model.profile(*r);
+        if (auto r = ask<cpu_profile_report>(s, dm_xml(profile_request{pid}))) model.profile(*r);
       if (auto f = ask<findings_reply>(s, "<DYPER PID='DM' COMMAND='FINDINGS'/>")) {
         last_findings.clear();
         for (auto& x : f->findings) last_findings.push_back(x.text);

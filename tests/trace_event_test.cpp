@@ -13,6 +13,11 @@ using namespace perfdm;
 TEST_CASE("trace: JSON strings and numbers", "[trace]") {
   CHECK(json_string("a\"b\\c\nd\te\x01") == "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
   CHECK(json_string("/Process/w{7}") == "\"/Process/w{7}\"");
+  // Backspace and form feed in their short forms; a byte that is not UTF-8 as U+FFFD; UTF-8
+  // as it is.
+  CHECK(json_string("\b\f") == "\"\\b\\f\"");
+  CHECK(json_string("a\xff" "b") == "\"a\xef\xbf\xbd" "b\"");
+  CHECK(json_string("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
   CHECK(json_number(0.1 + 0.2) == "0.30000000000000004");
   CHECK(json_number(400000) == "400000");
   CHECK(json_number(-2.5e-7) == "-2.5e-07");
