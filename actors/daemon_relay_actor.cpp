@@ -190,21 +190,8 @@ caf::behavior daemon_relay(daemon_relay_actor* self, caf::actor upstream, relay_
   st.upstream = std::move(upstream);
   st.up = uplink(o.batch);
   st.options = std::move(o);
-  self->monitor(st.upstream);
-  self->set_down_handler([=](caf::down_msg& x) {
-    auto& st = self->state;
-    if (x.source == st.upstream.address()) return st.upstream_lost();
-    st.forget(x.source);
-  });
-  self->set_error_handler([](caf::error&) {});
-  self->send(st.upstream, source_register{caf::actor_cast<caf::actor>(self), st.options.component, {}});
-  return {
-      // ---- from upstream
-      [=](source_update& u) { self->state.on_update(u); },
-      [=](upstream_info& x) { self->state.up.failover().on_info(x); },
-      [=](samples_safe& x) { self->state.up.failover().on_safe(x.until); },
-      [=](reconnect_atom, caf::actor& up) { self->state.reconnected(std::move(up)); },
-      [=](reconnect_atom, caf::error& e) { self->quit(e); },
+  join_upstream(self, [=](const caf::actor_addr& source) { self->state.forget(source); });
+  return caf::message_handler{
       // ---- from the local sources, as to a data manager
       [=](source_register& x) {
         auto& st = self->state;
@@ -271,7 +258,7 @@ caf::behavior daemon_relay(daemon_relay_actor* self, caf::actor upstream, relay_
       // aggregated samples under the component's name instead.
       [=](record_origin&) {},
       [=](samples_ack&) {}, [=](ok_reply) {},  // upstream acknowledged the registration
-  };
+  }.or_else(from_upstream(self));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/message_handler.hpp>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -50,6 +51,34 @@ std::vector<sample> register_taking_over(Self* self, const caf::actor& up,
                "perfdm %s: reconnected to %s, taking over from %s (%zu samples sent again)\n", who,
                address.c_str(), replaced.c_str(), again.size());
   return again;
+}
+
+// A node starts: it watches its upstream (losing it starts failover, upstream_lost; any other
+// actor that goes down is one of its own, a source or a child: `gone`) and registers there.
+template <class Self, class Gone>
+void join_upstream(Self* self, Gone gone) {
+  auto& st = self->state;
+  self->monitor(st.upstream);
+  self->set_down_handler([=](caf::down_msg& x) {
+    if (x.source == self->state.upstream.address()) return self->state.upstream_lost();
+    gone(x.source);
+  });
+  self->set_error_handler([](caf::error&) {});
+  self->send(st.upstream,
+             source_register{caf::actor_cast<caf::actor>(self), st.options.component, {}});
+}
+
+// What a node hears from its upstream: the update, who the upstream is and what reached the
+// engine (failover), and how reconnecting after losing it went.
+template <class Self>
+caf::message_handler from_upstream(Self* self) {
+  return {
+      [=](source_update& u) { self->state.on_update(u); },
+      [=](upstream_info& x) { self->state.up.failover().on_info(x); },
+      [=](samples_safe& x) { self->state.up.failover().on_safe(x.until); },
+      [=](reconnect_atom, caf::actor& up) { self->state.reconnected(std::move(up)); },
+      [=](reconnect_atom, caf::error& e) { self->quit(e); },
+  };
 }
 
 // Sends what `up` has to send now (its open batch, or the watermark alone when it moved) to

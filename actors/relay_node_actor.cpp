@@ -325,29 +325,15 @@ caf::behavior relay_node(relay_node_actor* self, caf::actor upstream, relay_node
   st.upstream = std::move(upstream);
   st.up = uplink(o.batch);
   st.options = std::move(o);
-  self->monitor(st.upstream);
-  self->set_down_handler([=](caf::down_msg& x) {
-    auto& st = self->state;
-    if (x.source == st.upstream.address()) return st.upstream_lost();
-    st.child_gone(x.source);
-  });
-  self->set_error_handler([](caf::error&) {});
+  join_upstream(self, [=](const caf::actor_addr& child) { self->state.child_gone(child); });
   // Whatever else a child (or a client of this node) asks goes upstream, where the metric
   // instances, streams and processes live; the answer goes back to whoever asked.
   self->set_default_handler(
       [=](caf::scheduled_actor*, caf::message_view& x) -> caf::result<caf::message> {
         return self->delegate(self->state.upstream, x.move_content_to_message());
       });
-  self->send(st.upstream,
-             source_register{caf::actor_cast<caf::actor>(self), st.options.component, {}});
   st.learn_metrics();
-  return {
-      // ---- from upstream
-      [=](source_update& u) { self->state.on_update(u); },
-      [=](upstream_info& x) { self->state.up.failover().on_info(x); },
-      [=](samples_safe& x) { self->state.up.failover().on_safe(x.until); },
-      [=](reconnect_atom, caf::actor& up) { self->state.reconnected(std::move(up)); },
-      [=](reconnect_atom, caf::error& e) { self->quit(e); },
+  return caf::message_handler{
       // ---- from the children, as to a data manager
       [=](source_register& x) { self->state.on_register(x); },
       [=](source_unregister& x) {
@@ -392,7 +378,7 @@ caf::behavior relay_node(relay_node_actor* self, caf::actor upstream, relay_node
                                  static_cast<std::uint64_t>(st.children.size()));
       },
       [=](samples_ack&) {}, [=](ok_reply) {},  // upstream acknowledged
-  };
+  }.or_else(from_upstream(self));
 }
 
 }  // namespace
