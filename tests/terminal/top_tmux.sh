@@ -51,7 +51,8 @@ until tmux_ capture-pane -p -t "$session" | grep -A1 '^  SELF   TOTAL  FUNCTION'
   sleep 0.2
 done
 screen="$(tmux_ capture-pane -p -t "$session")"
-width="$(printf '%s\n' "$screen" | awk '{ if (length($0) > w) w = length($0) } END { print w }')"
+# Columns, not bytes: the findings' em dashes are three bytes each.
+width="$(printf '%s\n' "$screen" | LC_ALL=C.UTF-8 wc -L)"
 [ "$width" -le 80 ] || fail "a line wider than 80 columns ($width)"
 tmux_ send-keys -t "$session" t
 wait_for '\[t\]threads' 5
