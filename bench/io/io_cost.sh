@@ -35,10 +35,11 @@ run() {
   esac
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+spread() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.0f–%.0f", lo, hi}'; }
 
 extra_env=(PERFDM_IO_UNUSED=)
-echo "| call | alone (ns) | + Darshan (ns) | + perfdm (ns) | perfdm / Darshan |"
-echo "|---|---|---|---|---|"
+echo "| call | alone (ns) | + Darshan (ns) | + perfdm (ns) | perfdm / Darshan | ns per call, lowest–highest run: alone / Darshan / perfdm |"
+echo "|---|---|---|---|---|---|"
 for op in pread pwrite read write fwrite openclose; do
   n=2000000
   [[ $op == openclose ]] && n=200000
@@ -51,8 +52,10 @@ for op in pread pwrite read write fwrite openclose; do
   none=$(printf '%s' "${vals[none]}" | median)
   d=$(printf '%s' "${vals[darshan]}" | median)
   p=$(printf '%s' "${vals[perfdm]}" | median)
-  awk -v op="$op" -v n="$none" -v d="$d" -v p="$p" 'BEGIN {
-    printf "| %s | %.1f | +%.1f | +%.1f | %.2f |\n", op, n, d - n, p - n, (d - n) > 0 ? (p - n) / (d - n) : 0 }'
+  runs="$(printf '%s' "${vals[none]}" | spread) / $(printf '%s' "${vals[darshan]}" | spread) / $(printf '%s' "${vals[perfdm]}" | spread)"
+  # The ratio in parentheses: awk takes a bare ">" among printf's arguments for a redirection.
+  awk -v op="$op" -v n="$none" -v d="$d" -v p="$p" -v runs="$runs" 'BEGIN {
+    printf "| %s | %.1f | +%.1f | +%.1f | %.2f | %s |\n", op, n, d - n, p - n, ((d - n) > 0 ? (p - n) / (d - n) : 0), runs }'
 done
 
 echo

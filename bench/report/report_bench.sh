@@ -28,10 +28,13 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 "$gen" "$work/synthetic-100k.darshan" 100000 1000 >/dev/null
 "$gen" "$work/synthetic-1M.darshan" 1000000 100000 >/dev/null
 
-# measure CMD...: prints "seconds peak_KiB" of one run.
+# measure CMD...: prints "seconds peak_KiB" of one run; fails as the command fails (time's
+# last line only: before it, time says "Command exited with non-zero status N").
 measure() {
-  /usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || true
-  cat "$work/time"
+  local status=0
+  /usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || status=$?
+  tail -n 1 "$work/time"
+  return $status
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -41,8 +44,10 @@ row() {
   local log=$1; shift
   : >"$work/r" ; : >"$work/p"
   for ((i = 0; i < runs; i++)); do
-    measure "$perfdm" report "$@" -o "$work/page.html" >>"$work/r"
-    [[ -n $log ]] && measure "$parser" --show-incomplete "$log" >>"$work/p"
+    # A report that fails is no figure: say why and stop.
+    measure "$perfdm" report "$@" -o "$work/page.html" >>"$work/r" ||
+      { echo "report_bench: perfdm report $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
+    [[ -z $log ]] || measure "$parser" --show-incomplete "$log" >>"$work/p" || true
   done
   local rs rm ps pm size logkib
   rs=$(cut -d' ' -f1 "$work/r" | median); rm=$(cut -d' ' -f2 "$work/r" | median)
