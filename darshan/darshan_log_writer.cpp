@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -164,7 +165,10 @@ void log_file_writer::write_job(const job_info& job) {
   std::string meta;
   for (const auto& [k, v] : job.metadata) meta += k + "=" + v + "\n";
   b.chars(meta, job_metadata_size);
+  // The command line is the first line of the exe and mount area, each mount a line after it:
+  // a newline inside an argument (`python3 -c` of a script) would start bogus mount entries.
   std::string tail = job.exe;
+  std::replace(tail.begin(), tail.end(), '\n', ' ');
   for (const auto& m : job.mounts) tail += "\n" + m.type + "\t" + m.point;
   tail.push_back('\0');
   b.raw(tail.data(), tail.size());

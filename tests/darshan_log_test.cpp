@@ -169,6 +169,29 @@ TEST_CASE("darshan: logs of every format, compression and byte order read back")
   CHECK(log.notes().empty());
 }
 
+TEST_CASE("darshan: a command line with newlines is written on one line, the mount table intact") {
+  log_test::removed_on_exit cleanup;
+  const std::string path = temp_path("newline_exe.darshan");
+  cleanup.paths.push_back(path);
+  {
+    log_file_writer w(path, {});
+    job_info j = darshan_test::test_job("3.41");
+    j.exe = "python3 -c import os\nprint(os.getpid())";
+    w.write_job(j);
+    w.finish();
+  }
+  log_file log(path);
+  CHECK(log.job().exe == "python3 -c import os print(os.getpid())");
+  REQUIRE(log.job().mounts.size() == 3);
+  CHECK(log.job().mounts[0].point == "/scratch");
+  CHECK(log.job().mounts[0].type == "lustre");
+  auto shown = run_log(path);
+  CHECK(shown.rc == 0);
+  CHECK(shown.out.find("# mount entry:\t/scratch\tlustre") != std::string::npos);
+  CHECK(shown.out.find("print(os.getpid())\t") == std::string::npos);
+  CHECK(shown.err.find("mount table") == std::string::npos);
+}
+
 TEST_CASE("darshan: older records read under the current counter names as darshan-util fills them") {
   log_test::removed_on_exit cleanup;
   const std::string path = temp_path("old.darshan");
