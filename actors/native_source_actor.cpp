@@ -5,6 +5,8 @@
 
 #include "actors/source_registration.hpp"
 #include "dm/histogram.hpp"
+#include "iojob/segment_snapshot.hpp"
+#include "iolive/file_sample_builder.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/evidence_messages.hpp"
@@ -51,6 +53,10 @@ struct native_source_state {
   std::shared_ptr<native::stack_sampler> sampler;
   std::unique_ptr<proc_sample_builder> proc;
   std::unique_ptr<pc_sample_builder> pc;          // the Performance Consultant's metrics
+  std::unique_ptr<iolive::file_sample_builder> files;  // the I/O library's counts (file.*)
+  std::string io_job_dir;  // the job directory it was started in, "" if none
+  std::string io_segment;  // the segment it counts into, "" until it has one
+  bool io_segment_ended = false;
   std::unique_ptr<window::sample_window> window;  // its evidence: the recent stack samples
   native::call_graph calls;
   native::cpu_profile profile;
@@ -120,6 +126,8 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
   st.pc = std::make_unique<pc_sample_builder>(
       native::sampled_process{native::host_part(), st.info.name, st.info.pid});
   st.window = std::make_unique<window::sample_window>(st.pc->process(), options.window);
+  st.files = std::make_unique<iolive::file_sample_builder>(st.pc->process());
+  st.io_job_dir = iolive::io_job_dir_of(st.info.pid);
   st.pc->set_reads_io_always(true);  // the window counts I/O operations too
   st.profile = native::cpu_profile(options.detail);
   st.delay = std::make_unique<native::sampling_delay>(options.delay);
@@ -142,11 +150,39 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       self->request(self->state.dm, std::chrono::seconds(30), define_resource{name})
           .then([](resource_info&) {}, [](caf::error&) {});
   };
+  // The I/O library's counters, when the process has the library: its segment read whole,
+  // each file's totals turned into samples of the collecting file.* MIs, new files defined
+  // as /File resources. A process that execs counts into a new segment.
+  auto read_io = [=] {
+    auto& s = self->state;
+    if (s.io_segment.empty() || s.io_segment_ended) {
+      auto path = iolive::find_io_segment(s.info.pid, s.io_job_dir);
+      if (path.empty() || path == s.io_segment) return;
+      s.io_segment = path;
+    }
+    try {
+      auto snapshot = io::read_segment(s.io_segment);
+      const auto ticks = io::read_ticks();
+      const auto realtime = io::realtime_ns();
+      const auto t = s.engine_time(native::monotonic_ns());
+      auto reading = iolive::totals_of(snapshot, ticks, realtime);
+      s.io_segment_ended = reading.ended;
+      std::vector<sample> out;
+      define_resources(s.files->add(reading, realtime - t, t, out));
+      if (!out.empty())
+        self->request(s.dm, caf::infinite, source_samples{std::move(out)})
+            .then([](samples_ack&) {}, [](caf::error&) {});
+    } catch (const std::exception&) {
+      // Removed with its job (the process that started it ended) or not a segment: look again.
+      s.io_segment.clear();
+    }
+  };
   // The process is gone (exited: its last profile and stacks go to the registry first) or
   // unwatched: stop being a source and end.
   auto finish = [=](bool exited) {
     auto& s = self->state;
     if (s.ended) return;
+    if (exited) read_io();  // what it counted in its last interval
     s.ended = true;
     if (exited && s.registry) {
       native_ended last{s.profile_report(), s.stacks_of(s.last),
@@ -185,6 +221,8 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         std::vector<source_definition> definitions{define_resource{s.info.resource}};
         for (auto& m : proc_sample_builder::metrics())
           definitions.emplace_back(define_metric{m.name, m.style, m.units});
+        for (auto& m : iolive::file_sample_builder::metrics())
+          definitions.emplace_back(define_metric{m.name, metric_style::counter, m.units});
         for (auto& m : native::pc_metric_definitions())
           definitions.emplace_back(define_metric{
               m.name, m.counter ? metric_style::counter : metric_style::sampled, m.units});
@@ -210,6 +248,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         if (u.interval > 0) s.interval = to_ns(u.interval);
         s.proc->set_collecting(u.mis);
         s.pc->set_collecting(u.mis);
+        s.files->set_collecting(u.mis);
         if (!s.proc_ticking) {
           s.proc_ticking = true;
           self->send(self, proc_tick_atom::value);
@@ -221,6 +260,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         auto& s = self->state;
         if (s.ended) return;
         if (!proc::process_alive(s.info.pid)) return finish(true);
+        if (s.settings.monitor) read_io();
         if (s.proc->collecting() && s.settings.monitor) {
           try {
             auto options = s.proc->needs();

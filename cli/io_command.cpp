@@ -1,4 +1,5 @@
 #include "cli/io_command.hpp"
+#include "cli/io_preload.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -52,24 +53,6 @@ bool statically_linked(const std::string& path) {
   }
   ::close(fd);
   return is_static;
-}
-
-std::string make_job_dir(std::string& error) {
-  const char* bases[] = {std::getenv("PERFDM_IO_SEGMENT_DIR"), "/dev/shm", std::getenv("TMPDIR"),
-                         "/tmp"};
-  for (const char* b : bases) {
-    if (b == nullptr || b[0] == '\0' || access(b, W_OK | X_OK) != 0) continue;
-    std::string d = std::string(b) + "/perfdm-io.XXXXXX";
-    if (mkdtemp(d.data()) != nullptr) return d;
-    error = d + ": " + std::strerror(errno);
-  }
-  if (error.empty()) error = "no writable directory for the I/O segments (/dev/shm, $TMPDIR, /tmp)";
-  return {};
-}
-
-void remove_job_dir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
 }
 
 void set_env(const char* name, const std::string& value) {
@@ -201,7 +184,7 @@ int run_io_command(const io_command_options& o, std::ostream& out, std::ostream&
            "(processes it starts that are dynamically linked are)\n";
   }
   std::string error;
-  const std::string job_dir = make_job_dir(error);
+  const std::string job_dir = make_io_job_dir(error);
   if (job_dir.empty()) {
     err << "perfdm io: " << error << '\n';
     return 1;
@@ -218,7 +201,7 @@ int run_io_command(const io_command_options& o, std::ostream& out, std::ostream&
   int status = 0;
   if (pid < 0) {
     err << "perfdm io: cannot start " << o.command[0] << ": " << std::strerror(errno) << '\n';
-    remove_job_dir(job_dir);
+    remove_io_job_dir(job_dir);
     return 126;
   }
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -238,10 +221,10 @@ int run_io_command(const io_command_options& o, std::ostream& out, std::ostream&
     io::write_job_log(segments, log_path, lo);
   } catch (const std::exception& e) {
     err << "perfdm io: " << log_path << ": " << e.what() << '\n';
-    remove_job_dir(job_dir);
+    remove_io_job_dir(job_dir);
     return 1;
   }
-  remove_job_dir(job_dir);
+  remove_io_job_dir(job_dir);
   if (!o.darshan_log.empty()) {
     try {
       write_io_log_as_darshan(log_path, o.darshan_log);

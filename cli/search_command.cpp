@@ -16,6 +16,7 @@
 #include "native/pc_resources.hpp"
 #include "pc/search_wire.hpp"
 #include "proc/program_launcher.hpp"
+#include "cli/io_preload.hpp"
 
 namespace perfdm {
 
@@ -115,6 +116,9 @@ CLI::App* add_search_command(CLI::App& app, search_command_options& o) {
                 "print every conclusion as it comes and the whole search history graph at "
                 "the end");
   sub->add_option("-o,--output", o.output, "write the report to this file instead of stdout");
+  sub->add_flag("!--no-io", o.io,
+                "do not preload perfdm's I/O library into the program it starts (its file I/O "
+                "is then sampled, not counted)");
   sub->add_option("--checktime", o.checktime_ms, "mean milliseconds between stack samples")
       ->check(CLI::Range(0.1, 10000.0));
   sub->add_option("--sufficient-time", o.sufficient_time,
@@ -199,10 +203,14 @@ int run_search_command(const search_command_options& o, std::ostream& out, std::
   install_stop_signals();
   // The program starts first, held before its first instruction, while perfdm has one thread
   // (the launcher forks).
+  // The I/O library in the program and its children (--no-io: not), so that each file's
+  // I/O reaches the engine as counted.
+  io_preload io(o.io && !o.command.empty());
+  if (!io.why_not().empty()) err << "perfdm search: " << io.why_not() << '\n';
   std::unique_ptr<launched_program> program;
   if (!o.command.empty()) {
     try {
-      program = std::make_unique<launched_program>(o.command);
+      program = std::make_unique<launched_program>(o.command, false, io.environment());
     } catch (const launch_error& e) {
       err << "perfdm search: cannot start " << e.what() << '\n';
       return e.exit_code;

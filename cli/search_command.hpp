@@ -22,6 +22,7 @@ struct search_command_options {
   std::string phase = "global";      // global | current
   bool json = false;
   bool shg = false;          // print the whole search history graph too
+  bool io = true;            // preload the I/O library into the program it starts (--no-io)
   std::string output;        // -o: the report goes here instead of standard output
   double checktime_ms = 10;  // mean ms between stack samples
   // Tunables (SEARCH's attributes); a negative value leaves the default.

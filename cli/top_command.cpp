@@ -19,6 +19,7 @@
 #include "messages/search_messages.hpp"
 #include "messages/xml_codec.hpp"
 #include "proc/program_launcher.hpp"
+#include "cli/io_preload.hpp"
 #include "top/top_view.hpp"
 
 namespace perfdm {
@@ -56,6 +57,9 @@ CLI::App* add_top_command(CLI::App& app, top_command_options& o) {
   sub->add_option("--seconds", o.seconds, "quit after this long (default: at q)")
       ->check(CLI::Range(0.0, 86400.0));
   sub->add_flag("!--no-search", o.search, "do not run the Performance Consultant's search");
+  sub->add_flag("!--no-io", o.io,
+                "do not preload perfdm's I/O library into the program it starts (its file I/O "
+                "is then sampled, not counted)");
   sub->add_option("--checktime", o.checktime_ms, "mean milliseconds between stack samples")
       ->check(CLI::Range(0.1, 10000.0));
   return sub;
@@ -67,10 +71,11 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     return 1;
   }
   install_stop_signals();
+  io_preload io(o.io && !o.command.empty());  // the program's file I/O, counted (--no-io)
   std::unique_ptr<launched_program> program;
   if (!o.command.empty()) {
     try {
-      program = std::make_unique<launched_program>(o.command, true);
+      program = std::make_unique<launched_program>(o.command, true, io.environment());
     } catch (const launch_error& e) {
       err << "perfdm top: cannot start " << e.what() << '\n';
       return e.exit_code;

@@ -16,6 +16,7 @@ struct top_command_options {
   std::vector<std::string> command;
   double seconds = 0;  // 0: until q
   bool search = true;
+  bool io = true;  // preload the I/O library into the program it starts (--no-io)
   double checktime_ms = 10;
 };
 

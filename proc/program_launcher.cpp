@@ -47,8 +47,8 @@ ssize_t read_all(int fd, void* p, std::size_t n) {
 }
 
 // The middle process: everything between its fork and its _exit is a system call.
-[[noreturn]] void run_middle(const char* path, char* const* argv, int go_fd, int status_fd,
-                             int null_fd) {
+[[noreturn]] void run_middle(const char* path, char* const* argv, char* const* envp, int go_fd,
+                             int status_fd, int null_fd) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // perfdm gone: the middle goes (its tracee is released)
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   // Ctrl-C reaches the terminal's whole process group: the program takes it, the middle
@@ -70,7 +70,7 @@ ssize_t read_all(int fd, void* p, std::size_t n) {
       dup2(null_fd, STDERR_FILENO);
     }
     ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
-    execv(path, argv);
+    execve(path, argv, envp);
     int e = errno;
     write_all(err_pipe[1], &e, sizeof e);
     _exit(127);
@@ -122,7 +122,8 @@ std::string find_in_path(const std::string& name) {
   return "";
 }
 
-launched_program::launched_program(const std::vector<std::string>& args, bool quiet) {
+launched_program::launched_program(const std::vector<std::string>& args, bool quiet,
+                                   const std::vector<std::string>& env) {
   if (args.empty()) throw launch_error("no command to run");
   std::string path = find_in_path(args[0]);
   if (path.empty()) throw launch_error(args[0] + ": command not found");
@@ -131,6 +132,19 @@ launched_program::launched_program(const std::vector<std::string>& args, bool qu
   std::vector<char*> argv;
   for (auto& a : copy) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // perfdm's environment, with `env`'s entries in place of those of the same name.
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('=') + 1);
+    bool replaced = false;
+    for (auto& x : env) replaced = replaced || x.compare(0, name.size(), name) == 0;
+    if (!replaced) environment.push_back(entry);
+  }
+  environment.insert(environment.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (auto& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   int go[2], status[2];
   if (pipe2(go, O_CLOEXEC) != 0) throw launch_error("cannot make a pipe");
   if (pipe2(status, O_CLOEXEC) != 0) {
@@ -144,7 +158,7 @@ launched_program::launched_program(const std::vector<std::string>& args, bool qu
   if (middle_ == 0) {
     close(go[1]);
     close(status[0]);
-    run_middle(path.c_str(), argv.data(), go[0], status[1], null_fd);
+    run_middle(path.c_str(), argv.data(), envp.data(), go[0], status[1], null_fd);
   }
   if (null_fd >= 0) close(null_fd);
   close(go[0]);

@@ -29,7 +29,9 @@ class launched_program {
   // Starts `argv` (argv[0] looked up in PATH as a shell does) with perfdm's standard streams,
   // stopped before its first instruction. Throws launch_error with the reason. `quiet`: its
   // standard output and error go to /dev/null instead (perfdm top owns the terminal).
-  explicit launched_program(const std::vector<std::string>& argv, bool quiet = false);
+  // `env`: "NAME=value" entries added to perfdm's environment for it (replacing NAME's).
+  explicit launched_program(const std::vector<std::string>& argv, bool quiet = false,
+                            const std::vector<std::string>& env = {});
   ~launched_program();  // ends the program if it still runs (terminate(1))
   launched_program(const launched_program&) = delete;
   launched_program& operator=(const launched_program&) = delete;
