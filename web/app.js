@@ -6,6 +6,7 @@
 
 import { Page } from './page.js';
 import { ConsultantPanel } from './panels/consultant.js';
+import { FilesPanel } from './panels/files.js';
 import { FindingsPanel } from './panels/findings.js';
 import { FlamePanel } from './panels/flame.js';
 import { HistogramsPanel } from './panels/histograms.js';
@@ -33,6 +34,7 @@ const panels = [
   histograms,
   new FindingsPanel(page),
   new ProfilePanel(page),
+  new FilesPanel(page),
 ];
 
 page.start(panels).catch(page.showError);

@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { carryCounts, diffTree, functionOf, parseFlameGraph, profileTree, sameFunction } from '../../web/charts/flame.js';
 import { parseTimeline } from '../../web/charts/timeline.js';
 import { threadStateColour, threadStateColours } from '../../web/charts/thread_states.js';
+import { bytesText, fileTotals, isFileResource, topFiles } from '../../web/panels/files.js';
 import { attr, attributes, startTagAttributes, unescapeXml } from '../../web/xml.js';
 
 const web = new URL('../../web/', import.meta.url);
@@ -144,4 +145,28 @@ test('the search form decides on the evidence by default, as perfdm search does'
   assert.doesNotMatch(input('search-sufficient-time'), / value=/);
   assert.doesNotMatch(input('search-confidence'), / value=/);
   assert.match(input('search-confidence'), /placeholder="0\.99"/);
+});
+
+test('the files panel: file.* totals from GET /metrics, the top files by I/O time, file resources', () => {
+  const text = [
+    '# TYPE perfdm_value_total counter',
+    'perfdm_value_total{metric="file.write_bytes",focus="/File/tmp/a.bin",phase="global"} 2621439.999999999',
+    'perfdm_value_total{metric="file.write_time",focus="/File/tmp/a.bin",phase="global"} 0.002',
+    'perfdm_value_total{metric="file.read_bytes",focus="/File/tmp/q\\"x.txt",phase="global"} 700',
+    'perfdm_value_total{metric="file.read_time",focus="/File/tmp/q\\"x.txt",phase="global"} 0.5',
+    'perfdm_value_total{metric="file.write_bytes",focus="/File/tmp/a.bin",phase="1"} 5',
+    'perfdm_value_total{metric="cpu",focus="/File/tmp/a.bin",phase="global"} 9',
+  ].join('\n');
+  const totals = fileTotals(text);
+  assert.deepEqual(totals.get('/File/tmp/a.bin'), { 'file.write_bytes': 2621440, 'file.write_time': 0.002 });
+  assert.deepEqual(totals.get('/File/tmp/q"x.txt'), { 'file.read_bytes': 700, 'file.read_time': 0.5 });
+  const rows = topFiles(totals, ['/File/tmp/a.bin', '/File/tmp/q"x.txt', '/File/tmp/none']);
+  assert.deepEqual(rows.map(r => r.file), ['/tmp/q"x.txt', '/tmp/a.bin']);  // by I/O time
+  assert.equal(rows[1].written, 2621440);
+  assert.equal(rows[1].read, 0);
+  assert.equal(isFileResource('/File/tmp/a.bin'), true);
+  assert.equal(isFileResource('/File/socket:[4711]'), false);
+  assert.equal(isFileResource('/Code/a'), false);
+  assert.equal(bytesText(700), '700 B');
+  assert.equal(bytesText(2621440), '2.5 MiB');
 });
