@@ -144,7 +144,7 @@ export class FilesPanel {
 
   draw(rows, lanes) {
     setText($('files-summary'), rows.length
-      ? `${this.enabled.size} file${this.enabled.size === 1 ? '' : 's'} counted by the I/O library`
+      ? `${rows.length} of the ${this.enabled.size} files the I/O library counted, by I/O time`
       : 'no file I/O counted yet (programs perfdm starts have the I/O library; see docs/IO.md §8)');
     const body = $('files-table').tBodies[0];
     body.replaceChildren();
