@@ -1,6 +1,7 @@
 #include "native/runtime_waits.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <initializer_list>
 #include <string_view>
 
@@ -121,6 +122,54 @@ std::optional<runtime_wait> event_loop_wait(char, const std::vector<stack_frame>
   return std::nullopt;
 }
 
+// ------------------------------------------------------------------ MPI
+
+// The MPI call a frame is, as the standard names it ("MPI_Allreduce"), or "": C's MPI_X and
+// its profiling entry PMPI_X (Open MPI and MPICH define one as a weak alias of the other, so a
+// symboliser may print either), Fortran's mpi_x_, mpi_x__, pmpi_x_ and MPI_X.
+std::string mpi_call(const std::string& f) {
+  std::string_view n = f;
+  if (starts_with(n, "PMPI_") || starts_with(n, "pmpi_")) n.remove_prefix(1);
+  bool upper = starts_with(n, "MPI_"), lower = starts_with(n, "mpi_");
+  if (!(upper || lower) || n.size() < 5) return "";
+  std::string_view rest = n.substr(4);
+  while (lower && !rest.empty() && rest.back() == '_') rest.remove_suffix(1);
+  if (rest.empty() || !std::all_of(rest.begin(), rest.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      }))
+    return "";
+  // C names go as they are (MPI_Comm_rank) and start upper case after MPI_: an Open MPI
+  // internal in lower case (mpi_errors_are_fatal_comm_handler) is no call of the program.
+  // Fortran's (mpi_comm_rank_, MPI_COMM_RANK) read as C's would, but for case.
+  bool fortran_lower = lower && f.back() == '_';
+  bool fortran_upper = upper && std::none_of(rest.begin(), rest.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c));
+  });
+  if (upper && !fortran_upper)
+    return std::isupper(static_cast<unsigned char>(rest.front())) ? "MPI_" + std::string(rest) : "";
+  if (!fortran_lower && !fortran_upper) return "";
+  std::string call = "MPI_";
+  for (std::size_t i = 0; i < rest.size(); ++i)
+    call += static_cast<char>(i == 0 ? std::toupper(static_cast<unsigned char>(rest[i]))
+                                     : std::tolower(static_cast<unsigned char>(rest[i])));
+  return call;
+}
+
+// A stack inside an MPI call is waiting for the other ranks (or the network), whatever the
+// thread does meanwhile: Open MPI's blocking calls poll (opal_progress, sched_yield, the
+// transports' progress functions) on the CPU. The call the program made, the outermost MPI
+// frame, names it: /SyncObject/Message/MPI_Allreduce.
+std::optional<runtime_wait> mpi_wait(char, const std::vector<stack_frame>& frames) {
+  for (auto f = frames.rbegin(); f != frames.rend(); ++f) {
+    auto call = mpi_call(rule_name(f->function));
+    if (call.empty()) continue;
+    auto w = waiting("Message");
+    w.object = std::move(call);
+    return w;
+  }
+  return std::nullopt;
+}
+
 // ------------------------------------------------------------------ serialisers, yields
 
 std::optional<runtime_wait> python_gil_wait(char, const std::vector<stack_frame>& frames) {
@@ -143,7 +192,7 @@ std::optional<runtime_wait> yield_loop_wait(char, const std::vector<stack_frame>
 
 // The rules, first match wins: a runtime that knows its own frames goes before the generic
 // event loops and yields.
-const wait_rule rules[] = {openmp_wait,     go_runtime_wait, libuv_wait,
+const wait_rule rules[] = {mpi_wait,        openmp_wait,     go_runtime_wait, libuv_wait,
                            event_loop_wait, python_gil_wait, yield_loop_wait};
 
 }  // namespace

@@ -5,7 +5,11 @@
 // pthread_cond_wait and a thread waiting for a lock's holder both sleep in a futex, and an
 // OpenMP thread spinning at a barrier runs. Plain C++.
 //
-// The rules, first match wins (the Performance Consultant's rules R1, R8, R10, R12 and R15):
+// The rules, first match wins (the Performance Consultant's rules R1, R5, R8, R10, R12, R15):
+// - MPI: a frame of an MPI call anywhere on the stack (MPI_Allreduce or its profiling entry
+//   PMPI_Allreduce, Fortran's mpi_allreduce_): waiting (kind Message, object the call the
+//   program made, the outermost: "MPI_Allreduce"), on the CPU or not. Open MPI's blocking
+//   calls poll (opal_progress, sched_yield, mca_pml_ob1_recv) while the other ranks are late.
 // - OpenMP (libgomp, libomp, libiomp5): the innermost frame outside the C library is the
 //   runtime's. With a frame of the program further out it waits at a barrier, a lock or a
 //   task wait, spinning or asleep: waiting (kind Barrier, or Mutex, Semaphore when the

@@ -184,3 +184,75 @@ TEST_CASE("pc R9: pseudo-files, event descriptors and start-up discovery are no 
   CHECK_FALSE(
       startup_discovery({frame(libc, "read"), frame(app, "load_table"), frame(app, "main")}));
 }
+
+namespace {
+
+// Open MPI 4.1.4's libraries as Debian installs them.
+const char* const mpi_app = "/opt/app/mpi_imbalance";
+const char* const libmpi = "/usr/lib/x86_64-linux-gnu/libmpi.so.40.30.4";
+const char* const libpal = "/usr/lib/x86_64-linux-gnu/libopen-pal.so.40.30.2";
+const char* const ob1 = "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ob1.so";
+const char* const tuned = "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_coll_tuned.so";
+const char* const libevent = "/usr/lib/x86_64-linux-gnu/libevent_core-2.1.so.7.0.1";
+
+std::vector<stack_frame> from_main(std::vector<stack_frame> inner) {
+  inner.push_back(frame(mpi_app, "main"));
+  inner.push_back(frame(libc, "__libc_start_call_main"));
+  inner.push_back(frame(libc, "__libc_start_main@@GLIBC_2.34"));
+  inner.push_back(frame(mpi_app, "_start"));
+  return inner;
+}
+
+}  // namespace
+
+TEST_CASE("pc R5: a stack inside an MPI call waits at the call, polling or asleep, never CPU",
+          "[pc][pc-rules][mpi]") {
+  // Recorded (eu-stack) from ranks 0 and 1 of `mpirun -np 3 mpi_imbalance` while rank 2
+  // computes: Open MPI polls with sched_yield, on the CPU.
+  auto recv = from_main({frame(libc, "__sched_yield"), frame(ob1, "mca_pml_ob1_recv"),
+                         frame(libmpi, "ompi_coll_base_allreduce_intra_recursivedoubling"),
+                         frame(tuned, "ompi_coll_tuned_allreduce_intra_dec_fixed"),
+                         frame(libmpi, "PMPI_Allreduce")});
+  auto wait = from_main({frame(libc, "__sched_yield"), frame(libmpi, "ompi_request_default_wait"),
+                         frame(libmpi, "ompi_coll_base_sendrecv_actual"),
+                         frame(libmpi, "ompi_coll_base_allreduce_intra_recursivedoubling"),
+                         frame(tuned, "ompi_coll_tuned_allreduce_intra_dec_fixed"),
+                         frame(libmpi, "PMPI_Allreduce")});
+  auto progress = from_main({frame(libpal, "opal_progress"), frame(libmpi, "ompi_request_default_wait"),
+                             frame(libmpi, "MPI_Recv")});
+  for (char state : {'R', 'S'}) {
+    INFO("state " << state);
+    auto w = rule(recv, state);
+    CHECK(w.role == wait_role::waiting);
+    CHECK(w.kind == "Message");
+    CHECK(w.object == "MPI_Allreduce");
+    CHECK(rule(wait, state).object == "MPI_Allreduce");
+    CHECK(rule(progress, state).object == "MPI_Recv");
+    auto t = sampled(state, recv);
+    CHECK_FALSE(counts_as_cpu(t));
+    CHECK(counts_as_sync_wait(t));
+    CHECK_FALSE(counts_as_idle(t));
+    CHECK(t.waits_on.kind == "Message");
+    CHECK(t.waits_on.object == "MPI_Allreduce");
+  }
+  // Fortran's names read as C's; the outermost call is the program's.
+  CHECK(rule(from_main({frame(libpal, "opal_progress"), frame(libmpi, "mpi_allreduce_")}), 'R')
+            .object == "MPI_Allreduce");
+  CHECK(rule(from_main({frame(libpal, "opal_progress"), frame(libmpi, "pmpi_wait__")}), 'R')
+            .object == "MPI_Wait");
+  CHECK(rule(from_main({frame(libpal, "opal_progress"), frame(libmpi, "MPI_WAITALL")}), 'R')
+            .object == "MPI_Waitall");
+  CHECK(rule(from_main({frame(libmpi, "PMPI_Wait"), frame(libmpi, "PMPI_Sendrecv")}), 'R')
+            .object == "MPI_Sendrecv");
+  // The slow rank's own work, and Open MPI's helper threads (libevent loops): no MPI call.
+  auto compute = from_main({frame(mpi_app, "relax_cells")});
+  CHECK(rule(compute, 'R').role == wait_role::none);
+  CHECK(counts_as_cpu(sampled('R', compute)));
+  auto helper = thread_start({frame(libc, "__poll"), frame(libevent, "libevent_core-2.1.so.7+0x189b5"),
+                              frame(libevent, "event_base_loop"),
+                              frame(libpal, "libopen-pal.so.40+0x5a9ee")});
+  CHECK(rule(helper).role == wait_role::idle);
+  // Open MPI's internals in lower case are no call of the program.
+  CHECK(rule(from_main({frame(libmpi, "mpi_errors_are_fatal_comm_handler")}), 'R').role ==
+        wait_role::none);
+}
