@@ -22,6 +22,7 @@
 #include "messages/xml_print_announcement.hpp"
 #include "native/native_error.hpp"
 #include "native/proc_stats.hpp"
+#include "proc/mpi_job.hpp"
 #include "shm/attach.hpp"
 #include "shm/layout.hpp"
 #include "shm/process_memory.hpp"
@@ -310,8 +311,9 @@ caf::behavior process_registry_actor(caf::stateful_actor<registry_state>* self, 
           // Both read now, so that a process that cannot be observed is refused at once.
           auto stats = native::read_process_stats(x.pid, {false, false});
           info.pid = x.pid;
-          info.name = stats.name;
-          info.resource = process_resource(stats.name, x.pid);
+          // An MPI rank is named by its rank too (proc/mpi_job.hpp): "relax.rank2".
+          info.name = proc::ranked_process_name(stats.name, proc::process_rank(x.pid));
+          info.resource = process_resource(info.name, x.pid);
           try {
             info.executable = shm::process_executable(x.pid);
           } catch (const shm::attach_error&) {

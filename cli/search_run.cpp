@@ -19,6 +19,7 @@
 #include "native/pc_resources.hpp"
 #include "pc/machine_name.hpp"
 #include "proc/descendant_watch.hpp"
+#include "proc/mpi_job.hpp"
 #include "proc/process_facts.hpp"
 
 namespace perfdm {
@@ -127,7 +128,14 @@ std::optional<search_outcome> run_search(session& s, const search_command_option
       if (live_lines) out << stamp() << f.text << '\n' << std::flush;
   };
   std::vector<int> pids = o.pids;
-  if (program) pids.insert(pids.begin(), program->pid());
+  // An MPI launcher (mpirun -np 3 app) is infrastructure: its event loops and its reads of
+  // the machine's topology are nobody's bottleneck. Its ranks are searched as they appear.
+  auto launched = program ? proc::executable_of(program->pid()) : std::string();
+  bool launcher = program && proc::mpi_launcher(launched);
+  if (program && !launcher) pids.insert(pids.begin(), program->pid());
+  if (launcher)
+    err << "perfdm search: " << launched
+        << " launches MPI ranks: searching the ranks, not the launcher\n";
   for (auto pid : pids) {
     s.run_line(watch_xml(pid), [&](const session_line& l) {
       handle(l);

@@ -6,6 +6,9 @@
 #include <set>
 #include <tuple>
 
+#include "pc/rank_imbalance.hpp"
+#include "proc/mpi_job.hpp"
+
 namespace perfdm::pc {
 
 namespace {
@@ -108,6 +111,17 @@ std::map<process_key, std::string> process_labels(const std::map<process_key, st
     out[key] = with_host(key.host, c.empty() ? "pid " + std::to_string(key.pid) : c,
                          hosts.size() > 1);
   return out;
+}
+
+// Whether every process searched is an MPI rank ("app.rank2{4242}", proc/mpi_job.hpp): the
+// folded line then counts ranks.
+bool all_ranks(const std::map<process_key, std::string>& labels) {
+  return !labels.empty() && std::all_of(labels.begin(), labels.end(), [](auto& l) {
+    auto brace = l.second.rfind('{');
+    return proc::rank_in_process_name(brace == std::string::npos ? l.second
+                                                                 : l.second.substr(0, brace))
+        .has_value();
+  });
 }
 
 // `part` is `whole` or below it.
@@ -264,7 +278,7 @@ folded_finding fold(const std::vector<finding>& members, const std::set<process_
   shown.node.file = e.file;
   e.text = first.hypothesis + " " + value_text(first.hypothesis, e.low, e.high) +
            where_text(shown) + " \u2014 in " + std::to_string(in_group.size()) + " of " +
-           std::to_string(e.of) + " processes";
+           std::to_string(e.of) + (all_ranks(labels) ? " ranks" : " processes");
   e.alike = alike.size();
   if (!alike.empty())
     e.text += ", alike so far in " + std::to_string(alike.size()) + " more (" +
@@ -274,6 +288,10 @@ folded_finding fold(const std::vector<finding>& members, const std::set<process_
     std::snprintf(buf, sizeof buf, " \u2014 since %.1f s", e.since);
     e.text += buf;
   }
+  // A wait blamed on another rank's work says so (pc/rank_imbalance.hpp).
+  const std::string caused = " \u2014 caused by ";
+  if (auto at = members.front().text.find(caused); at != std::string::npos)
+    e.text += members.front().text.substr(at);
   e.line = e.text;
   for (auto& [key, label] : labels) {
     if (in_group.count(key) || alike.count(key)) continue;
@@ -312,8 +330,11 @@ std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
                                           const std::vector<node_view>& nodes) {
   auto labels = process_labels(processes_of(ranked, processes));
   std::map<std::string, std::vector<std::size_t>> groups;  // key: members, by rank
+  // An MPI job's imbalance finding is one of its own (pc/rank_imbalance.hpp): the late
+  // rank's function is not folded with the same function in ranks that wait.
+  auto folds = [](const finding& f) { return names_process(f) && !imbalance_finding(f); };
   for (std::size_t i = 0; i < ranked.size(); ++i)
-    if (names_process(ranked[i])) groups[fold_key(ranked[i])].push_back(i);
+    if (folds(ranked[i])) groups[fold_key(ranked[i])].push_back(i);
   // Alike so far: each finding on a deeper group's path goes to the deepest such group (the
   // one with the most codes above it on its path).
   node_index by_id;
@@ -367,7 +388,7 @@ std::vector<folded_finding> fold_findings(const std::vector<finding>& ranked,
   std::set<std::string> done;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     auto& f = ranked[i];
-    if (!names_process(f)) {
+    if (!folds(f)) {
       out.push_back(single(f, labels.size()));
       continue;
     }

@@ -9,6 +9,8 @@
 
 #include "pc/hypotheses.hpp"
 #include "pc/machine_name.hpp"
+#include "pc/rank_imbalance.hpp"
+#include "proc/mpi_job.hpp"
 
 namespace perfdm::pc {
 
@@ -227,6 +229,8 @@ std::vector<finding> findings(const std::vector<node_view>& nodes) {
   for (auto& n : leaves)
     if (!dominated(n, leaves)) out.push_back(make_finding(n, false, index, hosts));
   rank(out);
+  // An MPI job's waits at a call are the late rank's work (pc/rank_imbalance.hpp).
+  blame_rank_imbalance(out);
   return out;
 }
 
@@ -282,7 +286,12 @@ std::string where_text(const finding& f) {
 std::string machine_text(const std::string& machine, bool name_host) {
   machine_name m;
   if (!parse_machine_name(machine, m)) return "";
-  if (m.depth >= 3) return " \u2014 thread " + with_host(m.host, m.thread, name_host);
+  if (m.depth >= 3) {
+    // A rank's thread says its rank: the thread's own name is the program's.
+    auto rank = proc::rank_in_process_name(m.process.substr(0, m.process.rfind('{')));
+    return " \u2014 " + (rank ? "rank " + std::to_string(*rank) + ", " : std::string()) +
+           "thread " + with_host(m.host, m.thread, name_host);
+  }
   if (m.depth == 2) return " \u2014 process " + with_host(m.host, m.process, name_host);
   if (m.depth == 1) return " \u2014 host " + m.host;
   return "";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "proc/mpi_job.hpp"
+
 namespace perfdm::pc {
 
 namespace {
@@ -95,13 +97,20 @@ void search_engine::add_resource(const std::string& name) {
 // Performance Consultant searched each process as well as the whole (Roth & Miller, PPoPP
 // 2006), each top hypothesis also starts at every process, decided on that process's samples
 // alone, as a where-child of its top node; the report folds the processes that behave alike.
-// One host searches from the top only, as before.
+// An MPI job's ranks (processes named by their rank, proc/mpi_job.hpp) are searched each the
+// same way on one host too: a late rank's work and the others' waits at the MPI call are
+// findings of their own ranks (pc/rank_imbalance.hpp), folded by rank. Other processes on one
+// host are searched from the top only, as before.
 void search_engine::start_each_process() {
   const auto& machine = hierarchy_root(hierarchy::machine);
   auto hosts = tree_.refinements(hierarchy::machine, machine);
-  if (hosts.size() < 2) return;
+  auto ranked = [](const std::string& process) {
+    auto part = process.substr(process.rfind('/') + 1);
+    return proc::rank_in_process_name(part.substr(0, part.rfind('{'))).has_value();
+  };
   for (auto& host : hosts)
     for (auto& process : tree_.refinements(hierarchy::machine, host)) {
+      if (hosts.size() < 2 && !ranked(process)) continue;
       if (!started_processes_.insert(process).second) continue;
       for (auto [h, top] : tops_) {
         auto [id, made] = graph_.reach(h, focus{}.with(hierarchy::machine, process), top,

@@ -54,8 +54,8 @@ class search_engine {
   std::vector<disable_order> end();
 
   // What the where axis offers; a change refines the true nodes again (a function or thread
-  // discovered after its parent was refined is added to it). Over several hosts each top
-  // hypothesis also starts at every process (start_each_process).
+  // discovered after its parent was refined is added to it). Over several hosts (or an MPI
+  // job's ranks) each top hypothesis also starts at every process (start_each_process).
   void add_resource(const std::string& name);
   void set_call_graph(std::vector<std::string> entries, std::vector<call_edge> edges);
   const resource_tree& resources() const { return tree_; }

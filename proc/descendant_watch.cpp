@@ -1,5 +1,6 @@
 #include "proc/descendant_watch.hpp"
 
+#include "proc/mpi_job.hpp"
 #include "proc/process_facts.hpp"
 
 namespace perfdm::proc {
@@ -14,7 +15,9 @@ std::vector<pid_t> descendant_watch::look(const std::vector<pid_t>& descendants)
     auto i = last_.find(pid);
     if (i != last_.end() && i->second == exe) {
       ready_.insert(pid);
-      ready.push_back(pid);
+      // An MPI launcher's daemon (orted, prted, hydra_pmi_proxy) is infrastructure: its
+      // ranks are watched, never it (proc/mpi_job.hpp).
+      if (!mpi_launcher(exe)) ready.push_back(pid);
     } else {
       now[pid] = exe;
     }

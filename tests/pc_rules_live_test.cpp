@@ -14,7 +14,9 @@
 #include <string>
 
 #include "cli/report_json.hpp"
+#include "proc/program_launcher.hpp"
 #include "tests/real_program_process.hpp"
+#include "tests/skip_test.hpp"
 
 using perfdm::report_json;
 
@@ -222,6 +224,50 @@ TEST_CASE(
   CHECK(first["hypothesis"] == "CPUbound");
   CHECK(code_of(first).find("sha256") != std::string::npos);
   CHECK_FALSE(any_finding(r.json, "ExcessiveSyncWaitingTime"));
+  check_no_idle_wait_finding(r.json);
+#endif
+}
+
+TEST_CASE(
+    "pc R5 R6 R7 live: an Open MPI job with one slow rank: its function first, the launcher "
+    "never searched",
+    "[pc][pc-live][pc-rules][mpi]") {
+#ifndef PERFDM_PC_RULES_MPI
+  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
+#else
+  if (perfdm::find_in_path("mpirun").empty())
+    return skip_test("no mpirun (Debian's openmpi-bin)");
+  // Open MPI refuses to run as root without its flag; --oversubscribe: 3 ranks on 2 cores.
+  auto r = search(std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") +
+                      PERFDM_PC_RULES_MPI + " 60",
+                  8);
+  auto& first = first_finding(r);
+  INFO(findings_text(r.json));
+  // The slow rank's function, with the waits it causes at MPI_Allreduce.
+  CHECK(first["hypothesis"] == "CPUbound");
+  CHECK(code_of(first).find("/relax_cells") != std::string::npos);
+  CHECK(first["focus"]["machine"].get<std::string>().find(".rank2{") != std::string::npos);
+  CHECK(text_of(first).rfind("rank 2's relax_cells", 0) == 0);
+  // The ranks are searched, by rank, and the launcher is not.
+  std::string names;
+  for (auto& p : r.json["processes"]) names += p.value("name", std::string()) + " ";
+  INFO("processes searched: " << names);
+  CHECK(r.json["processes"].size() == 3);
+  for (auto* rank : {"mpi_imbalance.rank0", "mpi_imbalance.rank1", "mpi_imbalance.rank2"})
+    CHECK(names.find(rank) != std::string::npos);
+  CHECK(names.find("orterun") == std::string::npos);
+  CHECK(names.find("mpirun") == std::string::npos);
+  for (auto& f : r.json["findings"]) {
+    INFO(text_of(f));
+    auto machine = f["focus"]["machine"].get<std::string>();
+    CHECK(machine.find("orterun") == std::string::npos);
+    CHECK(machine.find("mpirun") == std::string::npos);
+    // The waiting ranks' polling is waiting at the call, never their CPU.
+    if (f["hypothesis"] == "CPUbound") {
+      CHECK(machine.find(".rank2{") != std::string::npos);
+      CHECK(code_of(f).find("sched_yield") == std::string::npos);
+    }
+  }
   check_no_idle_wait_finding(r.json);
 #endif
 }
