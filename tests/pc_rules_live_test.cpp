@@ -248,6 +248,12 @@ TEST_CASE(
   CHECK(code_of(first).find("/relax_cells") != std::string::npos);
   CHECK(first["focus"]["machine"].get<std::string>().find(".rank2{") != std::string::npos);
   CHECK(text_of(first).rfind("rank 2's relax_cells", 0) == 0);
+  bool blamed_wait = false;  // the others' waits at the call, under it
+  for (auto& f : r.json["findings"])
+    blamed_wait = blamed_wait ||
+                  (f["focus"]["syncobject"] == "/SyncObject/Message/MPI_Allreduce" &&
+                   text_of(f).find("caused by rank 2's relax_cells") != std::string::npos);
+  CHECK(blamed_wait);
   // The ranks are searched, by rank, and the launcher is not.
   std::string names;
   for (auto& p : r.json["processes"]) names += p.value("name", std::string()) + " ";
@@ -262,11 +268,11 @@ TEST_CASE(
     auto machine = f["focus"]["machine"].get<std::string>();
     CHECK(machine.find("orterun") == std::string::npos);
     CHECK(machine.find("mpirun") == std::string::npos);
-    // The waiting ranks' polling is waiting at the call, never their CPU.
-    if (f["hypothesis"] == "CPUbound") {
-      CHECK(machine.find(".rank2{") != std::string::npos);
-      CHECK(code_of(f).find("sched_yield") == std::string::npos);
-    }
+    // The waiting ranks' polling is waiting at the call, never their CPU (a fast rank's own
+    // share of relax_cells may pass CPUbound's threshold on a loaded machine).
+    if (f["hypothesis"] == "CPUbound")
+      for (auto* mpi : {"sched_yield", "opal_progress", "mca_pml", "ompi_", "MPI_"})
+        CHECK(code_of(f).find(mpi) == std::string::npos);
   }
   check_no_idle_wait_finding(r.json);
 #endif
