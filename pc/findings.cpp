@@ -122,10 +122,10 @@ bool starts_with(const std::string& s, const char* prefix) {
 }
 
 // Code the program calls but a person does not change: the C and C++ runtimes, the loader,
-// the vDSO.
+// the vDSO, and perfdm's own I/O library, preloaded between the program and the C library.
 bool system_module(const std::string& module) {
   for (auto prefix : {"libc.so", "libc-", "libpthread", "libstdc++", "libm.so", "libgcc_s",
-                      "ld-linux", "[vdso"})
+                      "ld-linux", "[vdso", "libperfdm-io"})
     if (starts_with(module, prefix)) return true;
   return false;
 }

@@ -211,6 +211,23 @@ TEST_CASE("pc findings: a wait in libc or a function without a symbol names the 
   CHECK(plain[0].caller.empty());
 }
 
+TEST_CASE("pc findings: perfdm's preloaded I/O library is never the caller named", "[pc]") {
+  std::vector<node_view> g = {
+      node(0, {}, "ExcessiveIOBlockingTime", "/Code", "/Machine", "true", 0.6, 0.9),
+      node(1, {0}, "ExcessiveIOBlockingTime", "/Code/libsqlite3.so.0/sqlite3PagerCommitPhaseOne",
+           "/Machine", "true", 0.6, 0.9),
+      node(2, {1}, "ExcessiveIOBlockingTime", "/Code/libperfdm-io.so/fdatasync", "/Machine",
+           "true", 0.6, 0.9),
+      node(3, {2}, "ExcessiveIOBlockingTime", "/Code/libc.so.6/fdatasync", "/Machine", "true",
+           0.6, 0.9),
+  };
+  auto f = findings(g);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].function == "fdatasync (libc.so.6)");
+  CHECK(f[0].caller == "sqlite3PagerCommitPhaseOne (libsqlite3.so.0)");
+  CHECK(f[0].text.find("libperfdm-io") == std::string::npos);
+}
+
 TEST_CASE("pc findings: over several hosts a finding names the host with its process or thread",
           "[pc]") {
   // One host: as before.
