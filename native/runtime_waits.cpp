@@ -126,8 +126,12 @@ std::optional<runtime_wait> event_loop_wait(char, const std::vector<stack_frame>
 
 // The MPI call a frame is, as the standard names it ("MPI_Allreduce"), or "": C's MPI_X and
 // its profiling entry PMPI_X (Open MPI and MPICH define one as a weak alias of the other, so a
-// symboliser may print either), Fortran's mpi_x_, mpi_x__, pmpi_x_ and MPI_X.
+// symboliser may print either), Fortran's mpi_x_, mpi_x__, pmpi_x_ and MPI_X. Open MPI's
+// MPI_Init and MPI_Finalize tail-call their implementations, so a stack waiting there shows
+// ompi_mpi_init or ompi_mpi_finalize under the program's frame, and no MPI_ frame at all.
 std::string mpi_call(const std::string& f) {
+  if (f == "ompi_mpi_init") return "MPI_Init";
+  if (f == "ompi_mpi_finalize") return "MPI_Finalize";
   std::string_view n = f;
   if (starts_with(n, "PMPI_") || starts_with(n, "pmpi_")) n.remove_prefix(1);
   bool upper = starts_with(n, "MPI_"), lower = starts_with(n, "mpi_");

@@ -25,8 +25,10 @@ std::optional<std::string> mpi_call_of(const finding& f) {
   return n.syncobject.substr(message_root.size() + 1);
 }
 
-bool start_or_end(const std::string& call) {
-  return call == "MPI_Init" || call == "MPI_Init_thread" || call == "MPI_Finalize";
+// Waits while the ranks start are the launch's skew, no rank's work. A wait at MPI_Finalize
+// is: the ranks that finish first wait there for the last one's work.
+bool start_up(const std::string& call) {
+  return call == "MPI_Init" || call == "MPI_Init_thread";
 }
 
 // "relax_cells" from "relax_cells (app)".
@@ -84,7 +86,7 @@ void blame_rank_imbalance(std::vector<finding>& ranked) {
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     auto r = rank_of(ranked[i]);
     auto call = mpi_call_of(ranked[i]);
-    if (!call || start_or_end(*call)) continue;
+    if (!call || start_up(*call)) continue;
     if (!r) {
       job_waits[*call].push_back(i);
       continue;

@@ -127,6 +127,21 @@ TEST_CASE("pc R6: the late rank's function first, the others' waits at the MPI c
   CHECK(folded[1].text.find("caused by rank 2's relax_cells") != std::string::npos);
 }
 
+TEST_CASE("pc R6: ranks that finish first wait at MPI_Finalize for the late rank's work",
+          "[pc][pc-rules][mpi]") {
+  auto f = findings(job("MPI_Finalize"));
+  REQUIRE(f.size() == 5);
+  INFO(f[0].text);
+  CHECK(f[0].node.id == 3);
+  CHECK(f[0].text.rfind("rank 2's relax_cells (mpi_imbalance) delays ranks 0\u20131 at "
+                        "MPI_Finalize by \u2248 78% of their time",
+                        0) == 0);
+  for (std::size_t i : {1, 2, 3}) {
+    CHECK(f[i].node.hypothesis == "ExcessiveSyncWaitingTime");
+    CHECK(f[i].text.find("caused by rank 2's relax_cells") != std::string::npos);
+  }
+}
+
 TEST_CASE("pc R6: no imbalance without ranks, nor at MPI_Init", "[pc][pc-rules][mpi]") {
   // The same waits at start-up are no rank's fault: they keep their own rank.
   auto at_init = findings(job("MPI_Init"));

@@ -277,3 +277,66 @@ TEST_CASE(
   check_no_idle_wait_finding(r.json);
 #endif
 }
+
+// Faults of a job: ranks that finish at different times, and a rank that dies.
+TEST_CASE(
+    "pc R6 live: an Open MPI job whose ranks finish at different times: the last rank's work "
+    "first, the others' wait at MPI_Finalize blamed on it",
+    "[pc][pc-live][pc-rules][mpi]") {
+#ifndef PERFDM_PC_RULES_MPI
+  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
+#else
+  if (perfdm::find_in_path("mpirun").empty())
+    return skip_test("no mpirun (Debian's openmpi-bin)");
+  // Rank r computes for (r + 1) / 3 of 9 s, then waits in MPI_Finalize for the others.
+  auto r = search(std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") +
+                      PERFDM_PC_RULES_MPI + " 9 staggered",
+                  20);
+  INFO(findings_text(r.json));
+  // The job ran to its end, every rank's line printed: the search ended with it.
+  CHECK(r.json["program"]["ended_by"] == "exit");
+  CHECK(r.json["program"]["exit_code"] == 0);
+  for (auto* line : {"rank 0 done", "rank 1 done", "rank 2 done"})
+    CHECK(r.output.find(line) != std::string::npos);
+  CHECK(r.json["seconds"].get<double>() < 19);
+  auto& first = first_finding(r);
+  CHECK(code_of(first).find("/relax_cells") != std::string::npos);
+  // Ranks 0 and 1 polling in MPI_Finalize are waiting, never their CPU.
+  bool finalize_wait = false;
+  for (auto& f : r.json["findings"]) {
+    INFO(text_of(f));
+    finalize_wait = finalize_wait || f["focus"]["syncobject"] == "/SyncObject/Message/MPI_Finalize";
+    if (f["hypothesis"] == "CPUbound")
+      for (auto* mpi : {"sched_yield", "ompi_", "MPI_"})
+        CHECK(code_of(f).find(mpi) == std::string::npos);
+  }
+  CHECK(finalize_wait);
+  check_no_idle_wait_finding(r.json);
+#endif
+}
+
+TEST_CASE(
+    "pc R6 live: an Open MPI job with a rank that dies: the search ends with the job and keeps "
+    "what it found",
+    "[pc][pc-live][pc-rules][mpi]") {
+#ifndef PERFDM_PC_RULES_MPI
+  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
+#else
+  if (perfdm::find_in_path("mpirun").empty())
+    return skip_test("no mpirun (Debian's openmpi-bin)");
+  // Rank 1 kills itself (SIGKILL) after 4 s; Open MPI then ends the job.
+  auto r = search(std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") +
+                      PERFDM_PC_RULES_MPI + " 12 die",
+                  20);
+  INFO(findings_text(r.json));
+  // The job's end is the search's: mpirun's failure status, long before --seconds.
+  CHECK(r.json["program"]["ended_by"] == "exit");
+  CHECK(r.json["program"]["exit_code"].get<int>() != 0);
+  CHECK(r.json["seconds"].get<double>() < 15);
+  CHECK(r.json["processes"].size() == 3);
+  // What was found before the rank died is kept: the late rank's function first.
+  auto& first = first_finding(r);
+  CHECK(code_of(first).find("/relax_cells") != std::string::npos);
+  check_no_idle_wait_finding(r.json);
+#endif
+}

@@ -255,4 +255,12 @@ TEST_CASE("pc R5: a stack inside an MPI call waits at the call, polling or aslee
   // Open MPI's internals in lower case are no call of the program.
   CHECK(rule(from_main({frame(libmpi, "mpi_errors_are_fatal_comm_handler")}), 'R').role ==
         wait_role::none);
+  // MPI_Finalize and MPI_Init tail-call Open MPI's implementations: a rank that finished first
+  // polls in ompi_mpi_finalize under main, with no MPI_ frame, and waits at MPI_Finalize.
+  auto finalize = rule(from_main({frame(libc, "__sched_yield"), frame(libmpi, "ompi_mpi_finalize")}), 'R');
+  CHECK(finalize.role == wait_role::waiting);
+  CHECK(finalize.kind == "Message");
+  CHECK(finalize.object == "MPI_Finalize");
+  CHECK(rule(from_main({frame(libc, "read"), frame(libmpi, "ompi_mpi_init")}), 'S').object ==
+        "MPI_Init");
 }
