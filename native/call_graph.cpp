@@ -5,18 +5,11 @@
 #include <string_view>
 
 #include "native/pc_resources.hpp"
+#include "proc/system_modules.hpp"
 
 namespace perfdm::native {
 
 namespace {
-
-bool system_startup_module(const std::string& module) {
-  std::string_view m = module;
-  for (std::string_view prefix :
-       {"libc.so", "libc-", "libpthread", "ld-linux", "ld-", "libstdc++", "libgcc_s"})
-    if (m.substr(0, prefix.size()) == prefix) return true;
-  return false;
-}
 
 // The C++ library's wrappers a thread starts through (std::thread's _State_impl::_M_run,
 // std::__invoke…), named with or without their return type.
@@ -34,7 +27,7 @@ void call_graph::add_stack(const std::vector<stack_frame>& frames) {
   for (auto& f : frames) names.push_back(code_resource(f));
   std::string entry = names.back();
   auto startup = [&](std::size_t i) {
-    return system_startup_module(module_part(frames[i].module)) || frames[i].function == "_start" ||
+    return proc::system_module(frames[i].module) || frames[i].function == "_start" ||
            library_wrapper(frames[i].function);
   };
   for (std::size_t i = frames.size(); i-- > 0;) {

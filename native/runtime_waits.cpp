@@ -7,6 +7,7 @@
 
 #include "native/pc_resources.hpp"
 #include "native/thread_states.hpp"
+#include "proc/system_modules.hpp"
 
 namespace perfdm::native {
 
@@ -147,8 +148,8 @@ std::string mpi_call(const std::string& f) {
   // Fortran's (mpi_comm_rank_, MPI_COMM_RANK) read as C's would, but for case.
   bool fortran_lower = lower && f.back() == '_';
   bool fortran_upper = upper && std::none_of(rest.begin(), rest.end(), [](char c) {
-    return std::islower(static_cast<unsigned char>(c));
-  });
+                         return std::islower(static_cast<unsigned char>(c));
+                       });
   if (upper && !fortran_upper)
     return std::isupper(static_cast<unsigned char>(rest.front())) ? "MPI_" + std::string(rest) : "";
   if (!fortran_lower && !fortran_upper) return "";
@@ -229,9 +230,7 @@ std::string rule_name(const std::string& function) {
 }
 
 bool c_library_frame(const stack_frame& frame) {
-  auto m = module_part(frame.module);
-  return starts_with(m, "libc.so") || starts_with(m, "libc-") || starts_with(m, "libpthread") ||
-         starts_with(m, "ld-linux") || starts_with(m, "[vdso");
+  return proc::c_library_module(frame.module) || proc::loader_module(frame.module);
 }
 
 runtime_wait match_runtime_wait(char state, const std::vector<stack_frame>& frames) {

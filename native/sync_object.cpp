@@ -7,6 +7,7 @@
 
 #include "native/pc_resources.hpp"
 #include "native/thread_states.hpp"
+#include "proc/system_modules.hpp"
 
 namespace perfdm::native {
 
@@ -59,11 +60,8 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 // Library code between the program and the blocking call: not a call site.
 bool library_frame(const stack_frame& f) {
-  auto module = module_part(f.module);
-  return starts_with(module, "libc.so") || starts_with(module, "libc-") ||
-         starts_with(module, "libpthread") || starts_with(module, "libstdc++") ||
-         starts_with(f.function, "std::") || starts_with(f.function, "__gthread") ||
-         starts_with(f.function, "__gnu_cxx::");
+  return proc::system_module(f.module) || starts_with(f.function, "std::") ||
+         starts_with(f.function, "__gthread") || starts_with(f.function, "__gnu_cxx::");
 }
 
 bool in_futex(const thread_syscall& syscall) {
@@ -107,7 +105,8 @@ sync_object identify_sync_object(const std::vector<stack_frame>& frames,
       }
     break;
   }
-  if (!kind.empty() && kind != "Child" && kind != "Signal" && joining_at_exit(frames)) kind = "Join";
+  if (!kind.empty() && kind != "Child" && kind != "Signal" && joining_at_exit(frames))
+    kind = "Join";
   if (in_futex(syscall)) {
     // Every futex wait is an object named by its address; the kind from the libc function it
     // waits in, Futex when none is known.

@@ -4,6 +4,8 @@
 #include <iterator>
 #include <string_view>
 
+#include "proc/system_modules.hpp"
+
 namespace perfdm::native {
 
 namespace {
@@ -30,15 +32,6 @@ bool is_wait(const std::string& f) {
                     "sem_timedwait", "sem_clockwait", "pthread_barrier_wait", "waitpid", "wait",
                     "wait4", "waitid", "sigwait", "sigwaitinfo", "sigtimedwait"});
 }
-// The C library's own modules (glibc: libc.so.6; libpthread.so.0 before 2.34).
-bool in_c_library(const std::string& module) {
-  auto slash = module.rfind('/');
-  std::string_view base = module;
-  if (slash != std::string::npos) base.remove_prefix(slash + 1);
-  return starts_with(base, "libc.so") || starts_with(base, "libc-") ||
-         starts_with(base, "libpthread");
-}
-
 bool is_sleep(const std::string& f) {
   return one_of(f, {"nanosleep", "clock_nanosleep", "sleep", "usleep", "pause"});
 }
@@ -93,7 +86,7 @@ thread_activity classify_thread(char state, const std::vector<stack_frame>& fram
       // interrupted call restarts). Counted where it is, as if asleep there; a thread running
       // its own code, or the library's on its behalf, is RUNS.
       for (auto& frame : frames) {
-        if (!in_c_library(frame.module)) break;
+        if (!proc::c_library_module(frame.module)) break;
         auto f = plain_function_name(frame.function);
         if (is_lock(f)) return thread_activity::blocks;
         if (is_wait(f)) return thread_activity::waits;

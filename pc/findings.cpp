@@ -11,6 +11,7 @@
 #include "pc/machine_name.hpp"
 #include "pc/rank_imbalance.hpp"
 #include "proc/mpi_job.hpp"
+#include "proc/system_modules.hpp"
 
 namespace perfdm::pc {
 
@@ -64,8 +65,9 @@ std::map<std::uint64_t, std::set<std::uint64_t>> descendants(const std::vector<n
 }
 
 // The nodes that refine `a`: below it in the graph, or narrower by focus.
-std::vector<const node_view*> refinements(const node_view& a, const std::vector<node_view>& nodes,
-                                          const std::map<std::uint64_t, std::set<std::uint64_t>>& below) {
+std::vector<const node_view*> refinements(
+    const node_view& a, const std::vector<node_view>& nodes,
+    const std::map<std::uint64_t, std::set<std::uint64_t>>& below) {
   std::vector<const node_view*> out;
   auto i = below.find(a.id);
   for (auto& b : nodes) {
@@ -88,9 +90,9 @@ int code_depth(const std::string& code) {
 bool dominated(const node_view& f, const std::vector<node_view>& found) {
   if (code_depth(f.code) >= 2) return false;
   for (auto& g : found)
-    if (g.id != f.id && code_depth(g.code) == 2 && same_or_sub_hypothesis(g.hypothesis, f.hypothesis) &&
-        at_or_below(g.machine, f.machine) && at_or_below(g.syncobject, f.syncobject) &&
-        at_or_below(g.file, f.file))
+    if (g.id != f.id && code_depth(g.code) == 2 &&
+        same_or_sub_hypothesis(g.hypothesis, f.hypothesis) && at_or_below(g.machine, f.machine) &&
+        at_or_below(g.syncobject, f.syncobject) && at_or_below(g.file, f.file))
       return true;
   return false;
 }
@@ -117,19 +119,6 @@ bool code_function(const std::string& code, std::string& module, std::string& fu
   return true;
 }
 
-bool starts_with(const std::string& s, const char* prefix) {
-  return s.compare(0, std::char_traits<char>::length(prefix), prefix) == 0;
-}
-
-// Code the program calls but a person does not change: the C and C++ runtimes, the loader,
-// the vDSO, and perfdm's own I/O library, preloaded between the program and the C library.
-bool system_module(const std::string& module) {
-  for (auto prefix : {"libc.so", "libc-", "libpthread", "libstdc++", "libm.so", "libgcc_s",
-                      "ld-linux", "[vdso", "libperfdm-io"})
-    if (starts_with(module, prefix)) return true;
-  return false;
-}
-
 using node_index = std::map<std::uint64_t, const node_view*>;
 
 // A function without a symbol, named by its module and start address ("xz+0x4a3f0").
@@ -140,7 +129,7 @@ bool unnamed_function(const std::string& function) {
 // Whether a person reading a finding at this function needs its caller too: the function is
 // the runtime's (libc's lock wait) or has no name (a stripped library's inner loop).
 bool needs_caller(const std::string& module, const std::string& function) {
-  return system_module(module) || unnamed_function(function);
+  return proc::system_module(module) || unnamed_function(function);
 }
 
 // The nearest node above `n`, along first parents, whose /Code part is a named function
@@ -190,7 +179,8 @@ finding make_finding(const node_view& n, bool inconclusive, const node_index& in
 void rank(std::vector<finding>& v) {
   std::stable_sort(v.begin(), v.end(), [](const finding& a, const finding& b) {
     if (a.score != b.score) return a.score > b.score;
-    double sa = a.node.since < 0 ? 1e300 : a.node.since, sb = b.node.since < 0 ? 1e300 : b.node.since;
+    double sa = a.node.since < 0 ? 1e300 : a.node.since,
+           sb = b.node.since < 0 ? 1e300 : b.node.since;
     if (sa != sb) return sa < sb;
     return a.node.id < b.node.id;
   });
@@ -376,7 +366,7 @@ std::string finding_text(const finding& f) {
 
 std::string readable_function(const std::string& part) {
   auto hex = [](char c) {
-    return c >= '0' && c <= '9' ? c - '0'
+    return c >= '0' && c <= '9'   ? c - '0'
            : c >= 'A' && c <= 'F' ? c - 'A' + 10
            : c >= 'a' && c <= 'f' ? c - 'a' + 10
                                   : -1;
@@ -399,7 +389,9 @@ std::string perf_map_advice(const std::string& function) {
   auto close = function.find(']');
   if (close == std::string::npos) return "";
   auto runtime = function.substr(open.size(), close - open.size());
-  auto is = [&](const char* prefix) { return runtime.compare(0, std::strlen(prefix), prefix) == 0; };
+  auto is = [&](const char* prefix) {
+    return runtime.compare(0, std::strlen(prefix), prefix) == 0;
+  };
   if (is("node")) return runtime + " --perf-basic-prof names it";
   if (is("python")) return runtime + " -X perf names it (Python 3.12 and later)";
   if (is("java")) return "jcmd <pid> Compiler.perfmap names it";
