@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <regex>
 #include <string>
@@ -101,6 +102,21 @@ bool any_finding(const report_json& json, const std::string& hypothesis) {
 std::string program(const char* name) {
   return std::string(PERFDM_PC_RULES_PROGRAMS) + "/" + name;
 }
+
+#ifdef PERFDM_PC_RULES_MPI
+// `perfdm search` of `mpirun -np 3 mpi_imbalance ARGS` (tests/pc_rules/mpi_imbalance.c);
+// nothing, the test skipped, where Debian's openmpi-bin is missing.
+std::optional<search_result> search_mpi_job(const std::string& args, double seconds) {
+  if (perfdm::find_in_path("mpirun").empty()) {
+    skip_test("no mpirun (Debian's openmpi-bin)");
+    return std::nullopt;
+  }
+  // Open MPI refuses to run as root without its flag; --oversubscribe: 3 ranks on 2 cores.
+  return search(std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") +
+                    PERFDM_PC_RULES_MPI + " " + args,
+                seconds);
+}
+#endif
 
 }  // namespace
 
@@ -235,12 +251,9 @@ TEST_CASE(
 #ifndef PERFDM_PC_RULES_MPI
   return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
 #else
-  if (perfdm::find_in_path("mpirun").empty())
-    return skip_test("no mpirun (Debian's openmpi-bin)");
-  // Open MPI refuses to run as root without its flag; --oversubscribe: 3 ranks on 2 cores.
-  auto r = search(std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") +
-                      PERFDM_PC_RULES_MPI + " 60",
-                  8);
+  auto job = search_mpi_job("60", 8);
+  if (!job) return;
+  auto& r = *job;
   auto& first = first_finding(r);
   INFO(findings_text(r.json));
   // The slow rank's function, with the waits it causes at MPI_Allreduce.
@@ -286,12 +299,10 @@ TEST_CASE(
 #ifndef PERFDM_PC_RULES_MPI
   return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
 #else
-  if (perfdm::find_in_path("mpirun").empty())
-    return skip_test("no mpirun (Debian's openmpi-bin)");
   // Rank r computes for (r + 1) / 3 of 9 s, then waits in MPI_Finalize for the others.
-  auto r = search(std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") +
-                      PERFDM_PC_RULES_MPI + " 9 staggered",
-                  20);
+  auto job = search_mpi_job("9 staggered", 20);
+  if (!job) return;
+  auto& r = *job;
   INFO(findings_text(r.json));
   // The job ran to its end, every rank's line printed: the search ended with it.
   CHECK(r.json["program"]["ended_by"] == "exit");
@@ -322,12 +333,10 @@ TEST_CASE(
 #ifndef PERFDM_PC_RULES_MPI
   return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
 #else
-  if (perfdm::find_in_path("mpirun").empty())
-    return skip_test("no mpirun (Debian's openmpi-bin)");
   // Rank 1 kills itself (SIGKILL) after 4 s; Open MPI then ends the job.
-  auto r = search(std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") +
-                      PERFDM_PC_RULES_MPI + " 12 die",
-                  20);
+  auto job = search_mpi_job("12 die", 20);
+  if (!job) return;
+  auto& r = *job;
   INFO(findings_text(r.json));
   // The job's end is the search's: mpirun's failure status, long before --seconds.
   CHECK(r.json["program"]["ended_by"] == "exit");
