@@ -18,6 +18,9 @@
 #include "messages/native_messages.hpp"
 #include "messages/search_messages.hpp"
 #include "messages/xml_codec.hpp"
+#include "proc/descendant_watch.hpp"
+#include "proc/mpi_job.hpp"
+#include "proc/process_facts.hpp"
 #include "proc/program_launcher.hpp"
 #include "cli/io_preload.hpp"
 #include "top/top_view.hpp"
@@ -87,7 +90,10 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
   so.command_line = "perfdm top";
   session s(so);
   std::vector<int> pids = o.pids;
-  if (program) pids.insert(pids.begin(), program->pid());
+  // An MPI launcher (mpirun -np 3 app) is infrastructure: its ranks are watched as they
+  // appear, as every other process the program starts (sh -c, a pipeline, workers).
+  bool launcher = program && proc::mpi_launcher(proc::executable_of(program->pid()));
+  if (program && !launcher) pids.insert(pids.begin(), program->pid());
   bool refused = false;
   auto check = [&](const session_line& l) {
     if (l.kind == session_line::error) {
@@ -114,6 +120,8 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
   std::optional<int> exit_status;
   std::string name = program ? o.command.front() : "pid " + std::to_string(pids.front());
   std::vector<std::string> last_findings;
+  proc::descendant_watch descendants;
+  int ticks = 0;
   while (!stop_requested()) {
     int key = terminal::key(100);
     if (key == 'q' || key == 'Q') break;
@@ -123,6 +131,10 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     if (key == 'f') v = top::view::findings;
     if (key == '\t') v = static_cast<top::view>((static_cast<int>(v) + 1) % 4);
     s.drain_events([](const session_line&) {});  // SHGNODE: FINDINGS says what they mean
+    // A descendant may be gone before its WATCH: no error for that.
+    if (program && !exit_status && ++ticks % 4 == 0)
+      for (auto pid : descendants.look(program->descendants()))
+        if (auto r = ask<process_info>(s, dm_xml(watch_request{pid}))) pids.push_back(r->pid);
     for (auto pid : pids)
       if (auto r = ask<stacks_report>(s, dm_xml(stacks_request{pid}))) model.stacks(*r);
     auto now = std::chrono::steady_clock::now();

@@ -349,3 +349,39 @@ TEST_CASE(
   check_no_idle_wait_finding(r.json);
 #endif
 }
+
+TEST_CASE("pc R7 live: perfdm top of an Open MPI job watches its ranks, never the launcher",
+          "[pc][pc-live][pc-rules][mpi]") {
+#ifndef PERFDM_PC_RULES_MPI
+  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
+#else
+  if (perfdm::find_in_path("mpirun").empty())
+    return skip_test("no mpirun (Debian's openmpi-bin)");
+  std::string line = std::string(PERFDM_BINARY) +
+                     " top --seconds 8 -- mpirun --allow-run-as-root --oversubscribe -np 3 " +
+                     PERFDM_PC_RULES_MPI + " 60 2>/dev/null";
+  std::string output;
+  if (FILE* p = popen(line.c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
+    pclose(p);
+  }
+  // The findings stay on standard output after the screen: "1. CPUbound … rank 2, …".
+  std::string findings;
+  std::regex finding_line(R"(^[0-9]+\. .*)");
+  std::size_t start = 0;
+  while (start < output.size()) {
+    auto end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    auto l = output.substr(start, end - start);
+    if (std::regex_match(l, finding_line)) findings += l + "\n";
+    start = end + 1;
+  }
+  INFO(findings);
+  CHECK(findings.find("relax_cells") != std::string::npos);
+  CHECK(findings.find("rank 2") != std::string::npos);
+  CHECK(findings.find("mpirun") == std::string::npos);
+  CHECK(findings.find("orterun") == std::string::npos);
+#endif
+}
