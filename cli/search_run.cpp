@@ -119,9 +119,19 @@ std::optional<search_outcome> run_search(session& s, const search_command_option
     before = n.state;
     if (!line.empty() && live_lines && o.shg) out << stamp() << line << '\n' << std::flush;
   };
+  // A process without a rank whose descendants are ranks (a job script, sh -c "mpirun …")
+  // only starts the job: it is no process of the job's to report on.
+  std::set<int> wrappers;
   auto watch_reply = [&](const session_line& l) {
-    if (l.kind == session_line::reply && l.message.match_elements<process_info>())
-      r.watched.push_back(l.message.get_as<process_info>(0));
+    if (l.kind != session_line::reply || !l.message.match_elements<process_info>()) return;
+    auto& watched = l.message.get_as<process_info>(0);
+    r.watched.push_back(watched);
+    if (!proc::rank_in_process_name(watched.name)) return;
+    for (pid_t p = watched.pid; p != (program ? program->pid() : 1);) {
+      auto stat = proc::read_stat(p);
+      if (!stat || stat->ppid <= 1) break;
+      wrappers.insert(p = stat->ppid);
+    }
   };
   auto print_new_findings = [&] {
     for (auto& f : watch.take_new())
@@ -189,6 +199,12 @@ std::optional<search_outcome> run_search(session& s, const search_command_option
     if (l.kind == session_line::reply && l.message.match_elements<findings_reply>())
       r.found = l.message.get_as<findings_reply>(0);
   });
+  r.watched.erase(std::remove_if(r.watched.begin(), r.watched.end(),
+                                 [&](const process_info& p) {
+                                   return wrappers.count(p.pid) &&
+                                          !proc::rank_in_process_name(p.name);
+                                 }),
+                  r.watched.end());
   if (!o.publish.address.empty()) r.remote = daemons_processes(s, r.watched, native::host_part());
   return r;
 }

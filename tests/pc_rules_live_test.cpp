@@ -12,6 +12,7 @@
 #include <optional>
 #include <random>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "cli/report_json.hpp"
@@ -347,6 +348,38 @@ TEST_CASE(
   auto& first = first_finding(r);
   CHECK(code_of(first).find("/relax_cells") != std::string::npos);
   check_no_idle_wait_finding(r.json);
+#endif
+}
+
+TEST_CASE("pc R7 live: a job script that runs mpirun is no process of the job: its ranks fold",
+          "[pc][pc-live][pc-rules][mpi]") {
+#ifndef PERFDM_PC_RULES_MPI
+  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
+#else
+  if (perfdm::find_in_path("mpirun").empty())
+    return skip_test("no mpirun (Debian's openmpi-bin)");
+  auto r = search(std::string("sh -c 'mpirun --allow-run-as-root --oversubscribe -np 3 ") +
+                      PERFDM_PC_RULES_MPI + " 60; echo job done'",
+                  8);
+  INFO(findings_text(r.json));
+  std::string names;
+  for (auto& p : r.json["processes"]) names += p.value("name", std::string()) + " ";
+  INFO("processes searched: " << names);
+  CHECK(r.json["processes"].size() == 3);
+  CHECK(names.find("mpi_imbalance.rank2") != std::string::npos);
+  CHECK(names.find("sh ") == std::string::npos);
+  // Every process searched is a rank, so waits of two ranks fold as ranks, never "of 4".
+  std::set<int> waiting_ranks;
+  for (auto& f : r.json["findings"])
+    if (f["focus"]["syncobject"] == "/SyncObject/Message/MPI_Allreduce" && f["pid"].is_number())
+      waiting_ranks.insert(f["pid"].get<int>());
+  bool folded_by_rank = false;
+  for (auto& f : r.json["folded"]) {
+    CHECK(text_of(f).find(" of 4") == std::string::npos);
+    folded_by_rank = folded_by_rank || text_of(f).find("in 2 of 3 ranks") != std::string::npos;
+  }
+  if (waiting_ranks.size() >= 2) CHECK(folded_by_rank);
+  CHECK(code_of(first_finding(r)).find("/relax_cells") != std::string::npos);
 #endif
 }
 
