@@ -2,6 +2,7 @@
 // completed buckets to the streams that use it.
 #pragma once
 
+#include <caf/event_based_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/internal_messages.hpp"
@@ -9,7 +10,8 @@
 
 namespace perfdm {
 
-metric_instance_actor_type::behavior_type metric_instance_actor(
-    metric_instance_actor_type::pointer self, mi_handle id, metric_style style);
+// Spawned linked to `parent` (the data manager).
+metric_instance_actor_type spawn_metric_instance(caf::event_based_actor* parent, mi_handle id,
+                                                 metric_style style);
 
 }  // namespace perfdm

@@ -11,7 +11,9 @@ namespace perfdm {
 // Paradyn's stream buffers held 50 values.
 inline constexpr std::size_t default_stream_batch = 50;
 
-caf::behavior performance_stream_actor(caf::event_based_actor* self, stream_handle id,
-                                       caf::actor sink, std::size_t batch);
+// Spawned linked to `parent` (the data manager): stream `id`, delivering to `sink` in batches
+// of at most `batch` values.
+caf::actor spawn_performance_stream(caf::event_based_actor* parent, stream_handle id,
+                                    caf::actor sink, std::size_t batch);
 
 }  // namespace perfdm

@@ -1,39 +1,55 @@
 #include "actors/phase_manager_actor.hpp"
 
 #include <algorithm>
-#include <memory>
+#include <caf/stateful_actor.hpp>
 
 #include "actors/internal_messages.hpp"
 
 namespace perfdm {
 
-phase_manager_actor_type::behavior_type phase_manager_actor(phase_manager_actor_type::pointer,
-                                                            time_ns base_width) {
+namespace {
+
+struct phase_manager_state {
+  std::vector<phase_info> phases;  // every phase so far, the current one last
+  std::vector<time_ns> starts;     // their starts, in engine time
+  static inline const char* name = "phase_manager";
+
+  pm_started start(const pm_start& x, time_ns base_width) {
+    // C2: the new phase starts at `now` rounded down to the global bucket width; never
+    // before the phase it ends.
+    time_ns start = std::max(x.now / x.global_width * x.global_width, starts.back());
+    pm_started out;
+    out.old_phase = phases.back().id;
+    phases.back().end = to_seconds(start);
+    out.start = start;
+    // B6: a time base starting at 0 is the global one; any other starts empty and takes
+    // the smallest width that covers the time since its start.
+    out.width = start == 0 ? x.global_width : width_covering(x.now - start, base_width);
+    phase_handle id{phases.size()};
+    out.phase = phase_info{id, x.name.empty() ? "phase_" + to_string(id) : x.name,
+                           to_seconds(start), -1.0, to_seconds(out.width)};
+    phases.push_back(out.phase);
+    starts.push_back(start);
+    return out;
+  }
+};
+
+phase_manager_actor_type::behavior_type phase_manager_actor(
+    phase_manager_actor_type::stateful_pointer<phase_manager_state> self, time_ns base_width) {
   // H5: phase 0 exists from engine start.
-  auto phases = std::make_shared<std::vector<phase_info>>();
-  phases->push_back(phase_info{phase_handle{0}, "phase_0", 0.0, -1.0, to_seconds(base_width)});
-  auto starts = std::make_shared<std::vector<time_ns>>(1, 0);
+  auto& st = self->state;
+  st.phases.push_back(phase_info{phase_handle{0}, "phase_0", 0.0, -1.0, to_seconds(base_width)});
+  st.starts.push_back(0);
   return {
-      [=](pm_start& x) {
-        // C2: the new phase starts at `now` rounded down to the global bucket width; never
-        // before the phase it ends.
-        time_ns start = std::max(x.now / x.global_width * x.global_width, starts->back());
-        pm_started out;
-        out.old_phase = phases->back().id;
-        phases->back().end = to_seconds(start);
-        out.start = start;
-        // B6: a time base starting at 0 is the global one; any other starts empty and takes
-        // the smallest width that covers the time since its start.
-        out.width = start == 0 ? x.global_width : width_covering(x.now - start, base_width);
-        phase_handle id{phases->size()};
-        out.phase = phase_info{id, x.name.empty() ? "phase_" + to_string(id) : x.name,
-                               to_seconds(start), -1.0, to_seconds(out.width)};
-        phases->push_back(out.phase);
-        starts->push_back(start);
-        return out;
-      },
-      [=](list_phases) { return phase_list{*phases}; },
+      [=](pm_start& x) { return self->state.start(x, base_width); },
+      [=](list_phases) { return phase_list{self->state.phases}; },
   };
+}
+
+}  // namespace
+
+phase_manager_actor_type spawn_phase_manager(caf::event_based_actor* parent, time_ns base_width) {
+  return parent->spawn<caf::linked>(phase_manager_actor, base_width);
 }
 
 }  // namespace perfdm

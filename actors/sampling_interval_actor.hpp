@@ -2,6 +2,7 @@
 // the streams (and, once they exist, to the data sources).
 #pragma once
 
+#include <caf/event_based_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/internal_messages.hpp"
@@ -10,7 +11,8 @@
 namespace perfdm {
 
 // `base_width`: the interval before any histogram exists (B1's base bucket width).
-sampling_interval_actor_type::behavior_type sampling_interval_actor(
-    sampling_interval_actor_type::pointer self, time_ns base_width);
+// Spawned linked to `parent` (the data manager).
+sampling_interval_actor_type spawn_sampling_interval(caf::event_based_actor* parent,
+                                                     time_ns base_width);
 
 }  // namespace perfdm

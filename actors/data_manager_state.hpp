@@ -1,4 +1,4 @@
-// The data manager actor's class (actors/data_manager_actor.hpp spawns it), shared by its two
+// The data manager actor's state (actors/data_manager_actor.hpp spawns it), shared by its two
 // sources: actors/data_manager_actor.cpp (its requests: definitions, streams, enable and
 // disable, phases, the search, process requests) and actors/data_manager_actor_samples.cpp
 // (data sources, samples and folds, reading). Its tables and rules are plain C++ in dm/.
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
+#include <caf/stateful_actor.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -26,7 +27,6 @@
 #include "actors/search_actor.hpp"
 #include "dm/dm_tables.hpp"
 #include "dm/fold_order.hpp"
-#include "tree/link_meter.hpp"
 #include "dm/sample_check.hpp"
 #include "dm/session_recording.hpp"
 #include "dm/source_set.hpp"
@@ -42,6 +42,7 @@
 #include "messages/source_messages.hpp"
 #include "messages/topology_messages.hpp"
 #include "messages/xml_codec.hpp"
+#include "tree/link_meter.hpp"
 
 namespace perfdm::detail {
 
@@ -57,23 +58,31 @@ struct samples_job {
   caf::response_promise rp;
 };
 
-class data_manager : public caf::event_based_actor {
- public:
-  data_manager(caf::actor_config& cfg, engine_options options)
-      : caf::event_based_actor(cfg),
-        options_(options),
-        clock_start_(std::chrono::steady_clock::now()),
-        origin_(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-                    .count()),
-        sources_([this](mi_handle h) {
-          auto* e = tables_.find_mi(h);
-          return e ? tables_.style_of(e->metric) : metric_style::counter;
-        }),
-        recording_(options.recorder),
-        widths_(options.base_width),
-        interval_(options.base_width) {}
+struct data_manager_state;
+using data_manager_self = caf::stateful_actor<data_manager_state>;
 
-  caf::behavior make_behavior() override;
+struct data_manager_state {
+  explicit data_manager_state(data_manager_self* self)
+      : self(self),
+        clock_start(std::chrono::steady_clock::now()),
+        origin(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                   .count()),
+        sources([this](mi_handle h) {
+          auto* e = tables.find_mi(h);
+          return e ? tables.style_of(e->metric) : metric_style::counter;
+        }) {}
+
+  static inline const char* name = "data_manager";
+
+  // Takes the engine's options (the state is made before the actor gets them).
+  void configure(const engine_options& o) {
+    options = o;
+    recording = session_recording(o.recorder);
+    widths = time_base_widths(o.base_width);
+    interval = o.base_width;
+  }
+
+  caf::behavior make_behavior();
 
   // The requests about observed processes (messages/message_lists.hpp) go to the registry,
   // which answers them itself. The data manager stays the engine's one address (H2), so a
@@ -84,7 +93,7 @@ class data_manager : public caf::event_based_actor {
   caf::message_handler process_routes(type_list<Requests...>) {
     return caf::message_handler{[=](Requests& x) {
       record_live(x, target_of(x));
-      return delegate(registry_, x);
+      return self->delegate(registry, x);
     }...};
   }
 
@@ -94,7 +103,6 @@ class data_manager : public caf::event_based_actor {
   }
   static std::string target_of(const process_command& x) { return std::to_string(x.pid); }
 
- private:
   // ---------------------------------------------------------------- the search
 
   // Made on the first SEARCH, not at start: its stream takes the next stream handle then, as
@@ -109,21 +117,21 @@ class data_manager : public caf::event_based_actor {
 
   // The sender of the message being processed, for the recording (0: none).
   std::uint64_t sender_id() {
-    auto& sender = current_sender();
+    auto& sender = self->current_sender();
     return sender ? sender->id() : 0;
   }
 
   template <class Request>
   void record(const Request& x, bool changes = true) {
-    if (recording_.on())
-      recording_.request(now(), sender_id(),
-                         print_request(data_manager_target_id, caf::make_message(x)), changes);
+    if (recording.on())
+      recording.request(now(), sender_id(),
+                        print_request(data_manager_target_id, caf::make_message(x)), changes);
   }
 
   template <class Request>
   void record_live(const Request& x, const std::string& target = data_manager_target_id) {
-    if (recording_.on())
-      recording_.live_only(now(), sender_id(), print_request(target, caf::make_message(x)));
+    if (recording.on())
+      recording.live_only(now(), sender_id(), print_request(target, caf::make_message(x)));
   }
 
   // A source's samples are SAMPLES for replay. Those for MIs deleted already are left out:
@@ -141,43 +149,43 @@ class data_manager : public caf::event_based_actor {
   // Every stream hears of each resource made, parents first.
   void announce(const std::vector<resource_info>& added) {
     for (auto& r : added)
-      for (auto& [h, a] : streams_) send(a, new_resource_event{h, r});
+      for (auto& [h, a] : streams) self->send(a, new_resource_event{h, r});
   }
 
-  mi_entry* find_mi(mi_handle h) { return tables_.find_mi(h); }
+  mi_entry* find_mi(mi_handle h) { return tables.find_mi(h); }
 
   metric_instance_actor_type mi_actor(mi_handle h) const {
-    return h.id < mi_actors_.size() ? mi_actors_[h.id] : metric_instance_actor_type{};
+    return h.id < mi_actors.size() ? mi_actors[h.id] : metric_instance_actor_type{};
   }
 
   std::optional<caf::error> check_stream(stream_handle h);
 
   // Mirrors what an MI reported; a deleted MI leaves the tables (its handle is never reused).
   void update(mi_handle h, const mi_summary& s) {
-    if (!tables_.update(h, s)) return;
-    sources_.forget(h);
-    mi_actors_[h.id] = metric_instance_actor_type{};
+    if (!tables.update(h, s)) return;
+    sources.forget(h);
+    mi_actors[h.id] = metric_instance_actor_type{};
   }
 
-  std::vector<mi_handle> live_mis() const { return tables_.live_mis(); }
+  std::vector<mi_handle> live_mis() const { return tables.live_mis(); }
 
   // ---------------------------------------------------------------- time bases (B4-B6)
 
-  bool any_mi() const { return tables_.any_mi(); }
+  bool any_mi() const { return tables.any_mi(); }
 
-  bool any_current_histogram() const { return tables_.any_current_histogram(); }
+  bool any_current_histogram() const { return tables.any_current_histogram(); }
 
-  time_ns global_width() const { return widths_.global_at(now(), any_mi()); }
+  time_ns global_width() const { return widths.global_at(now(), any_mi()); }
 
-  time_bases bases() const { return widths_.bases(current_phase_); }
+  time_bases bases() const { return widths.bases(current_phase); }
 
-  void prepare_widths() { widths_.prepare(now(), any_mi(), any_current_histogram()); }
+  void prepare_widths() { widths.prepare(now(), any_mi(), any_current_histogram()); }
 
   std::optional<pending_fold> next_fold() const {
-    return widths_.next_fold(now_, any_mi(), any_current_histogram());
+    return widths.next_fold(latest_end, any_mi(), any_current_histogram());
   }
 
-  collection_view view() const { return tables_.view(widths_.global(), widths_.current()); }
+  collection_view view() const { return tables.view(widths.global(), widths.current()); }
 
   // ---------------------------------------------------------------- sequencing
 
@@ -190,7 +198,7 @@ class data_manager : public caf::event_based_actor {
                  std::function<void(mi_handle, Reply&)> each, continuation done,
                  caf::response_promise rp) {
     fan_out<Reply>(
-        this, reply_wait::await, caf::infinite, targets, msg, each, done,
+        self, reply_wait::await, caf::infinite, targets, msg, each, done,
         [=](mi_handle h, caf::error& e) mutable {
           rp.deliver(make_dm_error(dm_error::internal, "metric instance " + to_string(h) +
                                                            " failed: " + dm_error_reason(e)));
@@ -214,10 +222,10 @@ class data_manager : public caf::event_based_actor {
   template <class Message>
   void change_mi(mi_handle h, Message msg, caf::response_promise rp,
                  std::function<void(const mi_info&)> then) {
-    request(mi_actor(h), caf::infinite, std::move(msg))
+    self->request(mi_actor(h), caf::infinite, std::move(msg))
         .await(
             [=](mi_summary& s) {
-              auto described = tables_.describe(h, s);
+              auto described = tables.describe(h, s);
               update(h, s);
               then(described);
             },
@@ -228,8 +236,8 @@ class data_manager : public caf::event_based_actor {
   // the streams before it answers.
   template <class Rule>
   void apply_interval_rule(Rule rule, continuation done) {
-    request(interval_actor_, caf::infinite, std::move(rule)).await([=](samplerate_info& x) {
-      interval_ = to_ns(x.interval);
+    self->request(interval_actor, caf::infinite, std::move(rule)).await([=](samplerate_info& x) {
+      interval = to_ns(x.interval);
       done();
     });
   }
@@ -240,7 +248,7 @@ class data_manager : public caf::event_based_actor {
 
   // Replies once the streams delivered the events the request caused (T2).
   caf::response_promise answer(caf::message reply) {
-    auto rp = make_response_promise();
+    auto rp = self->make_response_promise();
     finish(rp, std::move(reply));
     return rp;
   }
@@ -250,7 +258,7 @@ class data_manager : public caf::event_based_actor {
   }
 
   caf::response_promise fail(caf::error e) {
-    auto rp = make_response_promise();
+    auto rp = self->make_response_promise();
     rp.deliver(std::move(e));
     return rp;
   }
@@ -286,7 +294,7 @@ class data_manager : public caf::event_based_actor {
   // ---------------------------------------------------------------- streams (T1-T3)
 
   caf::message on_open_stream(open_stream& x) {
-    auto sink = x.sink ? x.sink : caf::actor_cast<caf::actor>(current_sender());
+    auto sink = x.sink ? x.sink : caf::actor_cast<caf::actor>(self->current_sender());
     return caf::make_message(stream_opened{on_open_stream_for(sink)});
   }
 
@@ -334,30 +342,31 @@ class data_manager : public caf::event_based_actor {
   // --live-clock): what a link's figures are measured in.
   time_ns link_now() const;
 
-  engine_options options_;
-  std::chrono::steady_clock::time_point clock_start_;
-  double origin_;       // engine time 0, seconds since the Unix epoch (for remote sources)
-  source_set sources_;  // registered data sources, and the components' aggregation
-  std::map<caf::actor_addr, link_meter> links_;  // what each component's link carries
+  data_manager_self* self;
+  engine_options options;
+  std::chrono::steady_clock::time_point clock_start;
+  double origin;       // engine time 0, seconds since the Unix epoch (for remote sources)
+  source_set sources;  // registered data sources, and the components' aggregation
+  std::map<caf::actor_addr, link_meter> links;  // what each component's link carries
   // Components that took over from a relay not yet seen gone, announced after it (by its name).
-  std::multimap<std::string, std::string> announce_after_;
-  phase_manager_actor_type phase_manager_;
-  sampling_interval_actor_type interval_actor_;
-  caf::actor registry_;  // observed processes and their frame ingest actors
-  caf::actor search_;    // the Performance Consultant, from the first SEARCH on
+  std::multimap<std::string, std::string> announce_after;
+  phase_manager_actor_type phase_manager;
+  sampling_interval_actor_type interval_actor;
+  caf::actor registry;  // observed processes and their frame ingest actors
+  caf::actor search;    // the Performance Consultant, from the first SEARCH on
 
-  dm_tables tables_;
-  std::vector<metric_instance_actor_type> mi_actors_;  // by MI handle; null once deleted
-  std::map<stream_handle, caf::actor> streams_;        // ordered: events go out deterministically
-  std::uint64_t next_stream_ = 0;
-  session_recording recording_;  // --record: who sent what, as replay runs it
+  dm_tables tables;
+  std::vector<metric_instance_actor_type> mi_actors;  // by MI handle; null once deleted
+  std::map<stream_handle, caf::actor> streams;        // ordered: events go out deterministically
+  std::uint64_t next_stream = 0;
+  session_recording recording{nullptr};  // --record: who sent what, as replay runs it
 
-  phase_handle current_phase_{0};
-  std::uint64_t next_phase_ = 1;
-  engine_counters counters_;  // GET /metrics: samples taken in since the start
-  time_ns now_ = 0;
-  time_base_widths widths_;
-  time_ns interval_;
+  phase_handle current_phase{0};
+  std::uint64_t next_phase = 1;
+  engine_counters counters;  // GET /metrics: samples taken in since the start
+  time_ns latest_end = 0;
+  time_base_widths widths{base_bucket_width};
+  time_ns interval = base_bucket_width;
 };
 
 }  // namespace perfdm::detail
