@@ -2,6 +2,7 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -53,66 +54,34 @@ struct input_ref {
   }
 };
 
-class search_actor : public caf::event_based_actor {
- public:
-  search_actor(caf::actor_config& cfg, caf::actor dm) : caf::event_based_actor(cfg), dm_(dm) {}
+struct search_actor_state;
+using search_self = caf::stateful_actor<search_actor_state>;
 
-  caf::behavior make_behavior() override {
-    set_error_handler([](caf::error&) {});
-    return {
-        [=](search_init& x) {
-          stream_ = x.stream;
-          phase_ = x.phase;
-          phase_start_ = x.phase_start;
-          request(dm_, caf::infinite, list_resources{}).then([=](resource_list& l) {
-            for (auto& r : l.resources) add_resource(r.name);
-            pump();
-          });
-          request(dm_, caf::infinite, list_metrics{}).then([=](metric_list& l) {
-            for (auto& m : l.metrics) metrics_.insert(m.name);
-            pump();
-          });
-          delayed_send(this, cost_period, cost_tick{});
-          delayed_send(this, evidence_period, evidence_tick{});
-        },
-        [=](search_request& x) -> caf::result<search_info> { return on_search(x); },
-        [=](shg_request& x) -> caf::result<shg_reply> { return on_shg(x); },
-        [=](findings_request& x) -> caf::result<findings_reply> { return on_findings(x); },
-        [=](data_event& x) { on_data(x); },
-        [=](fold_event& x) {
-          (x.phase == phase_type::global ? global_width_ : current_width_) = x.width;
-        },
-        [=](new_phase_event& x) { on_new_phase(x.phase); },
-        [=](new_resource_event& x) {
-          add_resource(x.resource.name);
-          pump();
-        },
-        [=](new_metric_event& x) {
-          metrics_.insert(x.metric.name);
-          pump();
-        },
-        [=](samplerate_event&) {},
-        [=](component_removed_event&) {},
-        [=](component_added_event&) {},
-        [=](shg_node_event&) {},  // its own, as every stream gets them
-        [=](cost_tick) { on_cost_tick(); },
-        [=](evidence_tick) {
-          delayed_send(this, evidence_period, evidence_tick{});
-          gather_evidence();
-        },
-        [=](evidence_note& x) { on_evidence(x); },
-    };
+struct search_actor_state {
+  explicit search_actor_state(search_self* self) : self(self) {}
+
+  static inline const char* name = "search";
+
+  void init(const search_init& x) {
+    stream = x.stream;
+    phase = x.phase;
+    phase_start = x.phase_start;
+    self->request(dm, caf::infinite, list_resources{}).then([=](resource_list& l) {
+      for (auto& r : l.resources) add_resource(r.name);
+      pump();
+    });
+    self->request(dm, caf::infinite, list_metrics{}).then([=](metric_list& l) {
+      for (auto& m : l.metrics) metrics.insert(m.name);
+      pump();
+    });
+    self->delayed_send(self, cost_period, cost_tick{});
+    self->delayed_send(self, evidence_period, evidence_tick{});
   }
 
-  // The data manager holds this actor and this actor the data manager: the handle goes when
-  // it ends, or neither would ever be destroyed (nor the engine shut down).
-  void on_exit() override { destroy(dm_); }
-
- private:
   // ------------------------------------------------------------------ SEARCH, SHG
 
   search_slot* latest(phase_type type) {
-    for (auto i = slots_.rbegin(); i != slots_.rend(); ++i)
+    for (auto i = slots.rbegin(); i != slots.rend(); ++i)
       if (i->type == type) return &*i;
     return nullptr;
   }
@@ -129,20 +98,21 @@ class search_actor : public caf::event_based_actor {
   caf::result<search_info> on_search(const search_request& x) {
     auto* s = latest(x.phase);
     bool live = s && s->engine->state() != pc::search_state::ended &&
-                (x.phase == phase_type::global || s->phase == phase_);
+                (x.phase == phase_type::global || s->phase == phase);
     const char* kind = x.phase == phase_type::global ? "GLOBAL" : "CURRENT";
     if (x.action == search_action::start) {
       if (live)
         return make_dm_error(dm_error::not_allowed, std::string("a ") + kind +
                                                         " search is running already (search " +
                                                         std::to_string(s->id) + ")");
-      if (x.phase == phase_type::current) follow_phases_ = x.follow;
+      if (x.phase == phase_type::current) follow_phases = x.follow;
       return info_of(start_search(x.phase, pc::tunables_with({}, x.tunables)));
     }
     if (!live)
       return make_dm_error(dm_error::not_allowed,
                            std::string("no ") + kind + " search is running or paused");
-    if (!x.tunables.empty()) s->engine->retune(pc::tunables_with(s->engine->settings(), x.tunables));
+    if (!x.tunables.empty())
+      s->engine->retune(pc::tunables_with(s->engine->settings(), x.tunables));
     switch (x.action) {
       case search_action::pause:
         s->engine->pause();
@@ -151,7 +121,7 @@ class search_actor : public caf::event_based_actor {
         s->engine->resume();
         break;
       case search_action::stop:
-        if (x.phase == phase_type::current) follow_phases_ = false;
+        if (x.phase == phase_type::current) follow_phases = false;
         disable(*s, s->engine->end());
         break;
       case search_action::start:
@@ -164,12 +134,11 @@ class search_actor : public caf::event_based_actor {
 
   search_slot& start_search(phase_type type, const pc::tunables& t) {
     // Data time: the latest data seen, at least the phase's start.
-    double start =
-        type == phase_type::current ? std::max(latest_time_, phase_start_) : latest_time_;
-    slots_.push_back({slots_.size(), type, type == phase_type::global ? phase_handle{0} : phase_,
-                      std::make_unique<pc::search_engine>(t, start)});
-    auto& s = slots_.back();
-    for (auto& r : resources_) s.engine->add_resource(r);
+    double start = type == phase_type::current ? std::max(latest_time, phase_start) : latest_time;
+    slots.push_back({slots.size(), type, type == phase_type::global ? phase_handle{0} : phase,
+                     std::make_unique<pc::search_engine>(t, start)});
+    auto& s = slots.back();
+    for (auto& r : resources) s.engine->add_resource(r);
     publish(s);
     pump();
     return s;
@@ -177,7 +146,7 @@ class search_actor : public caf::event_based_actor {
 
   shg_reply on_shg(const shg_request& x) const {
     shg_reply r;
-    for (auto& s : slots_) {
+    for (auto& s : slots) {
       if (x.has_search && s.id != x.search) continue;
       for (auto& n : s.engine->graph().nodes()) r.nodes.push_back(pc::node_info(s.id, n));
     }
@@ -188,7 +157,7 @@ class search_actor : public caf::event_based_actor {
   // its graph.
   findings_reply on_findings(const findings_request& x) const {
     findings_reply r;
-    for (auto& s : slots_) {
+    for (auto& s : slots) {
       if (x.has_search && s.id != x.search) continue;
       auto found = pc::finding_infos(s.id, s.engine->graph());
       r.findings.insert(r.findings.end(), found.begin(), found.end());
@@ -201,31 +170,31 @@ class search_actor : public caf::event_based_actor {
   // Every node change goes to every open stream (SHGNODE), in the order it happened.
   void publish(search_slot& s) {
     for (auto id : s.engine->take_changes())
-      send(dm_, shg_broadcast{pc::node_info(s.id, s.engine->graph().at(id))});
+      self->send(dm, shg_broadcast{pc::node_info(s.id, s.engine->graph().at(id))});
   }
 
   void disable(search_slot& s, const std::vector<pc::disable_order>& orders) {
     for (auto& o : orders) {
-      auto i = mi_of_.find({s.id, o.node, o.input});
-      if (i == mi_of_.end()) continue;
+      auto i = mi_of.find({s.id, o.node, o.input});
+      if (i == mi_of.end()) continue;
       auto mi = i->second;
-      mi_of_.erase(i);
-      input_of_.erase({mi.id, static_cast<int>(s.type)});
+      mi_of.erase(i);
+      input_of.erase({mi.id, static_cast<int>(s.type)});
       // The reply says whether the MI stays (another user, a data flag): nothing to do.
-      request(dm_, caf::infinite, disable_request{stream_, mi, s.type})
+      self->request(dm, caf::infinite, disable_request{stream, mi, s.type})
           .then([](mi_info&) {}, [](caf::error&) {});
     }
   }
 
   bool metrics_defined() const {
     for (auto* m : pc_metrics)
-      if (!metrics_.count(m)) return false;
+      if (!metrics.count(m)) return false;
     return true;
   }
 
   // Starts what the searches admit, releases what they dropped, and publishes changes.
   void pump() {
-    for (auto& s : slots_) {
+    for (auto& s : slots) {
       disable(s, s.engine->take_disables());
       if (metrics_defined())
         for (auto& o : s.engine->admit()) enable(s, o);
@@ -235,7 +204,7 @@ class search_actor : public caf::event_based_actor {
 
   void enable(search_slot& s, const pc::enable_order& o) {
     enable_request r;
-    r.stream = stream_;
+    r.stream = stream;
     r.metric = o.metric;
     r.focus = o.focus.enable_focus();
     r.phase = phase_ref{s.type, false, {}};
@@ -246,31 +215,31 @@ class search_actor : public caf::event_based_actor {
       r.flags.phase_data = true;
     auto search = s.id;
     auto type = s.type;
-    request(dm_, caf::infinite, r)
+    self->request(dm, caf::infinite, r)
         .then(
             [=](mi_info& mi) {
-              auto& slot = slots_[search];
-              mi_of_[{search, o.node, o.input}] = mi.id;
-              input_of_[{mi.id.id, static_cast<int>(type)}] = {search, o.node, o.input};
-              if (widths_known_ < 2) learn_width(mi.id, type);
-              slot.engine->enabled(o.node, o.input, latest_time_);
+              auto& slot = slots[search];
+              mi_of[{search, o.node, o.input}] = mi.id;
+              input_of[{mi.id.id, static_cast<int>(type)}] = {search, o.node, o.input};
+              if (widths_known < 2) learn_width(mi.id, type);
+              slot.engine->enabled(o.node, o.input, latest_time);
               pump();
             },
             [=](caf::error&) {
-              slots_[search].engine->enable_failed(o.node);
+              slots[search].engine->enable_failed(o.node);
               pump();
             });
   }
 
   // The histograms' width before any FOLD this stream heard: an MI's histogram says it.
   void learn_width(mi_handle mi, phase_type type) {
-    request(dm_, caf::infinite, data_request{mi, phase_ref{type, false, {}}})
+    self->request(dm, caf::infinite, data_request{mi, phase_ref{type, false, {}}})
         .then(
             [=](histogram_data& h) {
-              auto& w = type == phase_type::global ? global_width_ : current_width_;
+              auto& w = type == phase_type::global ? global_width : current_width;
               if (w <= 0) {
                 w = h.width;
-                ++widths_known_;
+                ++widths_known;
               }
             },
             [=](caf::error&) {});
@@ -279,36 +248,36 @@ class search_actor : public caf::event_based_actor {
   void on_data(const data_event& x) {
     std::map<std::uint64_t, bool> touched;
     for (auto& v : x.values) {
-      auto i = input_of_.find({v.mi.id, static_cast<int>(v.phase)});
-      if (i == input_of_.end()) continue;
-      auto span = pc::span_of_bucket(v.bucket,
-                                     v.phase == phase_type::global ? global_width_ : current_width_,
-                                     v.phase == phase_type::global ? 0 : phase_start_);
-      latest_time_ = std::max(latest_time_, span.end);
+      auto i = input_of.find({v.mi.id, static_cast<int>(v.phase)});
+      if (i == input_of.end()) continue;
+      auto span =
+          pc::span_of_bucket(v.bucket, v.phase == phase_type::global ? global_width : current_width,
+                             v.phase == phase_type::global ? 0 : phase_start);
+      latest_time = std::max(latest_time, span.end);
       auto& ref = i->second;
-      slots_[ref.search].engine->data(ref.node, ref.input, span.begin, span.end, v.value);
+      slots[ref.search].engine->data(ref.node, ref.input, span.begin, span.end, v.value);
       touched[ref.search] = true;
     }
-    for (auto& [search, yes] : touched) slots_[search].engine->evaluate(latest_time_);
+    for (auto& [search, yes] : touched) slots[search].engine->evaluate(latest_time);
     pump();
   }
 
   // N8: a new phase ends the search bound to the old one (its nodes keep their truth); the
   // data manager dropped its current-phase subscriptions itself (N1).
   void on_new_phase(const phase_info& p) {
-    phase_ = p.id;
-    phase_start_ = p.start;
-    current_width_ = p.width;
+    phase = p.id;
+    phase_start = p.start;
+    current_width = p.width;
     if (auto* s = latest(phase_type::current); s && s->engine->state() != pc::search_state::ended) {
       auto tunables = s->engine->settings();
       for (auto& o : s->engine->end()) {
-        auto i = mi_of_.find({s->id, o.node, o.input});
-        if (i == mi_of_.end()) continue;
-        input_of_.erase({i->second.id, static_cast<int>(phase_type::current)});
-        mi_of_.erase(i);
+        auto i = mi_of.find({s->id, o.node, o.input});
+        if (i == mi_of.end()) continue;
+        input_of.erase({i->second.id, static_cast<int>(phase_type::current)});
+        mi_of.erase(i);
       }
       publish(*s);
-      if (follow_phases_) start_search(phase_type::current, tunables);
+      if (follow_phases) start_search(phase_type::current, tunables);
     }
     pump();
   }
@@ -316,8 +285,8 @@ class search_actor : public caf::event_based_actor {
   void add_resource(const std::string& name) {
     pc::hierarchy h;
     if (!pc::hierarchy_of(name, h)) return;
-    resources_.push_back(name);
-    for (auto& s : slots_) s.engine->add_resource(name);
+    resources.push_back(name);
+    for (auto& s : slots) s.engine->add_resource(name);
   }
 
   // ------------------------------------------------------------------ evidence
@@ -333,43 +302,43 @@ class search_actor : public caf::event_based_actor {
   // as EVIDENCE, which records it and hands it back (on_evidence). One round at a time; a
   // round asked for meanwhile follows at once.
   void gather_evidence() {
-    if (gathering_) {
-      gather_again_ = true;
+    if (gathering) {
+      gather_again = true;
       return;
     }
-    gathering_ = true;
-    gather_again_ = false;
+    gathering = true;
+    gather_again = false;
     // The call graph and the windows are asked at once: each waits for the slowest daemon of
-    // a tree (up to tree_gather_wait), so one after the other made a round twice as long. Their notes go
-    // in one order, the calls first, once both are in.
+    // a tree (up to tree_gather_wait), so one after the other made a round twice as long. Their
+    // notes go in one order, the calls first, once both are in.
     auto round = std::make_shared<evidence_round>();
-    round->notes.resize(slots_.size());
+    round->notes.resize(slots.size());
     auto asked = countdown::make([=] { send_notes(round); }, true);
     asked->expect();
-    request(dm_, caf::infinite, callgraph_request{0})
+    self->request(dm, caf::infinite, callgraph_request{0})
         .then(
             [=](callgraph_report& r) {
               round->calls = new_calls(r);
               asked->arrived();
             },
             [=](caf::error&) { asked->arrived(); });
-    for (std::size_t i = 0; i < slots_.size(); ++i) ask_window(i, round, asked);
+    for (std::size_t i = 0; i < slots.size(); ++i) ask_window(i, round, asked);
     asked->release();
   }
 
   std::vector<evidence_call> new_calls(const callgraph_report& r) {
     std::vector<evidence_call> out;
     for (auto& e : r.entries)
-      if (sent_calls_.insert({"", e.name}).second) out.push_back({"", e.name});
+      if (sent_calls.insert({"", e.name}).second) out.push_back({"", e.name});
     for (auto& e : r.edges)
-      if (sent_calls_.insert({e.caller, e.callee}).second) out.push_back({e.caller, e.callee});
+      if (sent_calls.insert({e.caller, e.callee}).second) out.push_back({e.caller, e.callee});
     return out;
   }
 
   // Slot `slot`'s search: the counts at the foci of its nodes that want evidence, as a note.
   void ask_window(std::size_t slot, std::shared_ptr<evidence_round> round,
                   std::shared_ptr<countdown> asked) {
-    auto& s = slots_[slot];
+    auto& s = slots[slot];
     auto wanting = s.engine->wanting_evidence();
     if (wanting.empty()) return;
     std::set<pc::focus> seen;
@@ -384,11 +353,11 @@ class search_actor : public caf::event_based_actor {
     }
     asked->expect();
     auto search = s.id;
-    request(dm_, caf::infinite, q)
+    self->request(dm, caf::infinite, q)
         .then(
             [=](window_answers& a) {
               if (!a.processes.empty()) {
-                evidence_note note{search, latest_time_, 0, {}, {}};
+                evidence_note note{search, latest_time, 0, {}, {}};
                 for (std::size_t i = 0; i < foci.size(); ++i) {
                   auto ef = pc::evidence_at(foci[i]);
                   // A process with no sample at the focus (outside its /Machine part) counts
@@ -400,7 +369,7 @@ class search_actor : public caf::event_based_actor {
                       // A daemon's process is told by its host too (the same pid may run on
                       // two hosts); the engine's own leave it out, so that a recording of a
                       // search on one machine reads as before.
-                      ef.processes.back().host = p.host == own_host_ ? "" : p.host;
+                      ef.processes.back().host = p.host == own_host ? "" : p.host;
                       note.time = std::max(note.time, p.counts[i].last);
                     }
                   note.foci.push_back(std::move(ef));
@@ -418,17 +387,17 @@ class search_actor : public caf::event_based_actor {
   void send_notes(std::shared_ptr<evidence_round> round) {
     auto count = countdown::make(
         [=] {
-          gathering_ = false;
-          if (gather_again_) gather_evidence();
+          gathering = false;
+          if (gather_again) gather_evidence();
         },
         true);
     auto send_note = [=](evidence_note note) {
       count->expect();
-      request(dm_, caf::infinite, std::move(note))
+      self->request(dm, caf::infinite, std::move(note))
           .then([=](ok_reply&) { count->arrived(); }, [=](caf::error&) { count->arrived(); });
     };
     if (!round->calls.empty())
-      send_note(evidence_note{0, latest_time_, 0, {}, std::move(round->calls)});
+      send_note(evidence_note{0, latest_time, 0, {}, std::move(round->calls)});
     for (auto& note : round->notes)
       if (note) send_note(std::move(*note));
     count->release();
@@ -438,17 +407,17 @@ class search_actor : public caf::event_based_actor {
   void on_evidence(const evidence_note& x) {
     if (!x.calls.empty()) {
       for (auto& c : x.calls) {
-        if (!known_calls_.insert({c.caller, c.callee}).second) continue;
+        if (!known_calls.insert({c.caller, c.callee}).second) continue;
         if (c.caller.empty())
-          call_entries_.push_back(c.callee);
+          call_entries.push_back(c.callee);
         else
-          call_edges_.push_back({c.caller, c.callee});
+          call_edges.push_back({c.caller, c.callee});
       }
-      for (auto& s : slots_) s.engine->set_call_graph(call_entries_, call_edges_);
+      for (auto& s : slots) s.engine->set_call_graph(call_entries, call_edges);
     }
-    evicted_ = std::max(evicted_, x.evicted);
-    if (x.search < slots_.size() && !x.foci.empty()) {
-      auto& s = slots_[x.search];
+    evicted = std::max(evicted, x.evicted);
+    if (x.search < slots.size() && !x.foci.empty()) {
+      auto& s = slots[x.search];
       auto by_focus = pc::evidence_by_focus(x);
       bool fresh = false;
       auto before = s.engine->graph().size();
@@ -471,20 +440,20 @@ class search_actor : public caf::event_based_actor {
 
   // The sampler's measured cost over the last period, summed over the watched processes.
   void on_cost_tick() {
-    delayed_send(this, cost_period, cost_tick{});
-    request(dm_, caf::infinite, list_processes{})
+    self->delayed_send(self, cost_period, cost_tick{});
+    self->request(dm, caf::infinite, list_processes{})
         .then(
             [=](process_list& l) {
               for (auto& p : l.processes) {
                 if (!p.watched || !p.active) continue;
                 auto pid = p.pid;
-                request(dm_, caf::infinite, profile_request{pid})
+                self->request(dm, caf::infinite, profile_request{pid})
                     .then(
                         [=](cpu_profile_report& r) {
-                          auto& before = cost_seen_[pid];
+                          auto& before = cost_seen[pid];
                           double cost = r.cost - before.first, covered = r.montime - before.second;
                           before = {r.cost, r.montime};
-                          for (auto& s : slots_) s.engine->observe_cost(cost, covered);
+                          for (auto& s : slots) s.engine->observe_cost(cost, covered);
                           pump();
                         },
                         [=](caf::error&) {});
@@ -493,36 +462,77 @@ class search_actor : public caf::event_based_actor {
             [=](caf::error&) {});
   }
 
-  caf::actor dm_;
-  stream_handle stream_;
-  phase_handle phase_;
-  double phase_start_ = 0;
-  double global_width_ = 0;
-  double current_width_ = 0;
-  int widths_known_ = 0;
-  double latest_time_ = 0;
-  bool follow_phases_ = false;
-  std::vector<search_slot> slots_;
-  std::vector<std::string> resources_;
-  std::set<std::string> metrics_;
-  std::map<input_ref, mi_handle> mi_of_;
-  std::map<std::pair<std::uint64_t, int>, input_ref> input_of_;  // (MI, phase type)
-  std::map<std::int32_t, std::pair<double, double>> cost_seen_;  // pid: cost, montime
+  search_self* self;
+  // The data manager holds this actor and this actor the data manager: the handle goes with
+  // the state as the actor ends (CAF destroys a stateful actor's state then), or neither
+  // would ever be destroyed (nor the engine shut down).
+  caf::actor dm;
+  stream_handle stream;
+  phase_handle phase;
+  double phase_start = 0;
+  double global_width = 0;
+  double current_width = 0;
+  int widths_known = 0;
+  double latest_time = 0;
+  bool follow_phases = false;
+  std::vector<search_slot> slots;
+  std::vector<std::string> resources;
+  std::set<std::string> metrics;
+  std::map<input_ref, mi_handle> mi_of;
+  std::map<std::pair<std::uint64_t, int>, input_ref> input_of;  // (MI, phase type)
+  std::map<std::int32_t, std::pair<double, double>> cost_seen;  // pid: cost, montime
   // The evidence rule: one round of window reads at a time; the call graph as EVIDENCE
   // gave it (entries, then edges, in the order they came) and what was sent of it.
-  bool gathering_ = false;
-  bool gather_again_ = false;
-  std::set<std::pair<std::string, std::string>> sent_calls_, known_calls_;
-  std::vector<std::string> call_entries_;
-  std::vector<pc::call_edge> call_edges_;
-  std::uint64_t evicted_ = 0;
-  const std::string own_host_ = native::host_part();  // the engine's: EVIDENCE leaves it out
+  bool gathering = false;
+  bool gather_again = false;
+  std::set<std::pair<std::string, std::string>> sent_calls, known_calls;
+  std::vector<std::string> call_entries;
+  std::vector<pc::call_edge> call_edges;
+  std::uint64_t evicted = 0;
+  const std::string own_host = native::host_part();  // the engine's: EVIDENCE leaves it out
 };
+
+caf::behavior search_actor(search_self* self, caf::actor dm) {
+  self->state.dm = std::move(dm);
+  self->set_error_handler([](caf::error&) {});
+  return {
+      [=](search_init& x) { self->state.init(x); },
+      [=](search_request& x) -> caf::result<search_info> { return self->state.on_search(x); },
+      [=](shg_request& x) -> caf::result<shg_reply> { return self->state.on_shg(x); },
+      [=](findings_request& x) -> caf::result<findings_reply> {
+        return self->state.on_findings(x);
+      },
+      [=](data_event& x) { self->state.on_data(x); },
+      [=](fold_event& x) {
+        auto& st = self->state;
+        (x.phase == phase_type::global ? st.global_width : st.current_width) = x.width;
+      },
+      [=](new_phase_event& x) { self->state.on_new_phase(x.phase); },
+      [=](new_resource_event& x) {
+        self->state.add_resource(x.resource.name);
+        self->state.pump();
+      },
+      [=](new_metric_event& x) {
+        self->state.metrics.insert(x.metric.name);
+        self->state.pump();
+      },
+      [=](samplerate_event&) {},
+      [=](component_removed_event&) {},
+      [=](component_added_event&) {},
+      [=](shg_node_event&) {},  // its own, as every stream gets them
+      [=](cost_tick) { self->state.on_cost_tick(); },
+      [=](evidence_tick) {
+        self->delayed_send(self, evidence_period, evidence_tick{});
+        self->state.gather_evidence();
+      },
+      [=](evidence_note& x) { self->state.on_evidence(x); },
+  };
+}
 
 }  // namespace
 
 caf::actor spawn_search_actor(caf::event_based_actor* dm) {
-  return dm->spawn<search_actor, caf::linked>(caf::actor_cast<caf::actor>(dm));
+  return dm->spawn<caf::linked>(search_actor, caf::actor_cast<caf::actor>(dm));
 }
 
 }  // namespace perfdm
