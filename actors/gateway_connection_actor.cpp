@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "messages/agent_replies.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/dyper_framing.hpp"
@@ -189,11 +190,7 @@ void pump(connection_actor* self) {
     }
     if (st.agent && q.request.match_elements<who_request>()) {
       // DyPer's agent answers WHO with its own id, whatever processes the engine observes.
-      auto id = xml_escaped(st.agent->id);
-      write(self,
-            "<DYPER_REPLY ID='" + id + "'><DYPER_REPLY ID='" + id +
-                "' ACTIVE='true' /></DYPER_REPLY>",
-            true);
+      write(self, print_agent_who_reply(agent_who_reply{st.agent->id}), true);
       continue;
     }
     caf::error error;

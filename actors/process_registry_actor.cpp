@@ -15,6 +15,7 @@
 #include "actors/process_registry_flame.hpp"
 #include "actors/process_registry_reports.hpp"
 #include "actors/process_registry_state.hpp"
+#include "messages/agent_replies.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/native_messages.hpp"
@@ -72,7 +73,7 @@ namespace {
 caf::result<caf::message> instrument(registry_actor self, const process_command& c, bool insert) {
   auto& p = self->state.processes.at(c.pid);
   auto patched = [c] {
-    return answer(c, "<PATCH TIME='" + std::to_string(epoch_now_ms()) + "'/>");
+    return answer(c, print_patch_reply(patch_reply{epoch_now_ms()}));
   };
   bool attached = p.attached;
   if (insert == attached) return patched();

@@ -27,10 +27,11 @@ namespace perfdm {
 namespace {
 
 std::string search_request_xml(const search_command_options& o) {
-  std::string attrs =
-      " PHASE='" + std::string(o.phase == "current" ? "CURRENT" : "GLOBAL") + "' ACTION='START'";
+  search_request r;
+  r.phase = o.phase == "current" ? phase_type::current : phase_type::global;
+  r.action = search_action::start;
   auto add = [&](const char* name, double v) {
-    if (v >= 0) attrs += std::string(" ") + name + "='" + format_number(v) + "'";
+    if (v >= 0) r.tunables[name] = v;
   };
   add("SUFFICIENT_TIME", o.sufficient_time);
   add("CPU_THRESHOLD", o.cpu_threshold);
@@ -39,7 +40,7 @@ std::string search_request_xml(const search_command_options& o) {
   add("SMALL_IO_BYTES", o.small_io_bytes);
   add("COST_BUDGET", o.cost_budget);
   add("CONFIDENCE", o.confidence);  // the evidence rule's level
-  return "<DYPER PID='DM' COMMAND='SEARCH'><SEARCH" + attrs + "/></DYPER>";
+  return print_request("DM", caf::make_message(std::move(r)));
 }
 
 std::string watch_xml(int pid) {
@@ -157,7 +158,7 @@ std::optional<search_outcome> run_search(session& s, const search_command_option
   // On the findings' clock (engine time, from the session's start): after any wait for
   // daemons, where a finding's "since" is to be counted from.
   r.started = elapsed();
-  s.run_line("<DYPER PID='DM' COMMAND='STREAM'/>", handle);
+  s.run_line(print_request("DM", caf::make_message(open_stream{})), handle);
   s.run_line(search_request_xml(o), handle);
   if (refused) return std::nullopt;
   if (program) program->release();
@@ -191,11 +192,11 @@ std::optional<search_outcome> run_search(session& s, const search_command_option
   s.drain_events(handle);
   print_new_findings();
 
-  s.run_line("<DYPER PID='DM' COMMAND='SHG'/>", [&](const session_line& l) {
+  s.run_line(print_request("DM", caf::make_message(shg_request{})), [&](const session_line& l) {
     if (l.kind == session_line::reply && l.message.match_elements<shg_reply>())
       r.graph = l.message.get_as<shg_reply>(0);
   });
-  s.run_line("<DYPER PID='DM' COMMAND='FINDINGS'/>", [&](const session_line& l) {
+  s.run_line(print_request("DM", caf::make_message(findings_request{})), [&](const session_line& l) {
     if (l.kind == session_line::reply && l.message.match_elements<findings_reply>())
       r.found = l.message.get_as<findings_reply>(0);
   });

@@ -106,9 +106,8 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     if (refused) return 1;
   }
   if (o.search) {
-    s.run_line("<DYPER PID='DM' COMMAND='STREAM'/>", check);
-    s.run_line("<DYPER PID='DM' COMMAND='SEARCH'><SEARCH PHASE='GLOBAL' ACTION='START'/></DYPER>",
-               check);
+    s.run_line(dm_xml(open_stream{}), check);
+    s.run_line(dm_xml(search_request{}), check);  // GLOBAL, START
   }
   if (program) program->release();
 
@@ -146,7 +145,7 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
       next_refresh = now + std::chrono::seconds(1);
       for (auto pid : pids)
         if (auto r = ask<cpu_profile_report>(s, dm_xml(profile_request{pid}))) model.profile(*r);
-      if (auto f = ask<findings_reply>(s, "<DYPER PID='DM' COMMAND='FINDINGS'/>")) {
+      if (auto f = ask<findings_reply>(s, dm_xml(findings_request{}))) {
         last_findings.clear();
         for (auto& x : f->findings) last_findings.push_back(x.text);
         model.findings(last_findings);

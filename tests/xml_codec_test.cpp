@@ -9,10 +9,12 @@
 #include <limits>
 #include <string>
 
+#include "messages/agent_replies.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/evidence_messages.hpp"
 #include "messages/process_command_messages.hpp"
+#include "messages/search_messages.hpp"
 
 using namespace perfdm;
 
@@ -550,6 +552,56 @@ TEST_CASE("an empty focus prints as '/'", "[xml]") {
   enable_request e{stream_handle{0}, "m", {}, {}, {}};
   auto back = parsed<enable_request>(print_request("DM", caf::make_message(e)));
   CHECK(back.focus == std::vector<std::string>{"/"});
+}
+
+TEST_CASE("the lines perfdm search and top send print from their structs", "[xml]") {
+  search_request r;
+  r.phase = phase_type::current;
+  r.tunables = {{"SUFFICIENT_TIME", 6}, {"CONFIDENCE", 0.95}, {"COST_BUDGET", 0.05}};
+  const auto line = print_request("DM", caf::make_message(r));
+  CHECK(line ==
+        "<DYPER PID='DM' COMMAND='SEARCH'><SEARCH PHASE='CURRENT' ACTION='START' "
+        "SUFFICIENT_TIME='6' COST_BUDGET='0.05' CONFIDENCE='0.95'/></DYPER>");
+  auto back = parsed<search_request>(line);
+  CHECK(back.phase == phase_type::current);
+  CHECK(back.action == search_action::start);
+  CHECK(back.tunables == r.tunables);
+  check_round_trip(r);
+  CHECK(print_request("DM", caf::make_message(search_request{})) ==
+        "<DYPER PID='DM' COMMAND='SEARCH'><SEARCH PHASE='GLOBAL' ACTION='START'/></DYPER>");
+  CHECK(print_request("DM", caf::make_message(open_stream{})) ==
+        "<DYPER PID='DM' COMMAND='STREAM'/>");
+  CHECK(print_request("DM", caf::make_message(shg_request{})) ==
+        "<DYPER PID='DM' COMMAND='SHG'/>");
+  CHECK(print_request("DM", caf::make_message(findings_request{})) ==
+        "<DYPER PID='DM' COMMAND='FINDINGS'/>");
+}
+
+TEST_CASE("INSTRUMENT's PATCH and the agent's WHO reply print and read back", "[xml]") {
+  CHECK(print_patch_reply({1700000000123}) == "<PATCH TIME='1700000000123'/>");
+  auto patch = parse_patch_reply(print_patch_reply({1700000000123}));
+  REQUIRE(patch);
+  CHECK(patch->time_ms == 1700000000123);
+  CHECK(parse_patch_reply("<PATCH TIME='12'/>")->time_ms == 12);
+  CHECK_FALSE(parse_patch_reply("<PATCH TIME='12x'/>"));
+  CHECK_FALSE(parse_patch_reply("<PATCH/>"));
+  CHECK_FALSE(parse_patch_reply("<PATCHED TIME='12'/>"));
+  CHECK_FALSE(parse_patch_reply("<PATCH TIME='12'>"));
+
+  const agent_who_reply who{"4242@node-a'b"};
+  const auto text = print_agent_who_reply(who);
+  CHECK(text ==
+        "<DYPER_REPLY ID='4242@node-a&apos;b'><DYPER_REPLY ID='4242@node-a&apos;b' "
+        "ACTIVE='true' /></DYPER_REPLY>");
+  auto back = parse_agent_who_reply(text);
+  REQUIRE(back);
+  CHECK(back->id == who.id);
+  CHECK(parse_agent_who_reply(print_agent_who_reply({"1@h"}))->id == "1@h");
+  CHECK_FALSE(parse_agent_who_reply(
+      "<DYPER_REPLY ID='1@h'><DYPER_REPLY ID='2@h' ACTIVE='true' /></DYPER_REPLY>"));
+  CHECK_FALSE(parse_agent_who_reply(
+      "<DYPER_REPLY ID='1@h'><DYPER_REPLY ID='1@h' ACTIVE='false' /></DYPER_REPLY>"));
+  CHECK_FALSE(parse_agent_who_reply("<DYPER_REPLY ID='1@h'/>"));
 }
 
 // ---------------------------------------------------------------------------------------
