@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace perfdm {
 
@@ -75,37 +76,27 @@ void log_text::append_hex(std::string& out, std::string_view s) {
   for (unsigned char c : s) append_hex_byte(out, c);
 }
 
-// A JSON string; bytes that are not UTF-8 appear as \u00XX (their Latin-1 reading).
+// A JSON string, written by nlohmann-json; bytes that are not UTF-8 are read as Latin-1 first
+// (0xe9 is U+00E9), so that no byte of a name or a command line is lost.
 void log_text::append_json(std::string& out, std::string_view s) {
-  out += '"';
+  std::string text;
+  text.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      if (const std::size_t n = utf8_sequence(s, i)) {
-        out.append(s.substr(i, n));
-        i += n;
-        continue;
-      }
+    if (c < 0x80) {
+      text += static_cast<char>(c);
+      ++i;
+    } else if (const std::size_t n = utf8_sequence(s, i)) {
+      text.append(s.substr(i, n));
+      i += n;
+    } else {
+      text += static_cast<char>(0xc0 | (c >> 6));
+      text += static_cast<char>(0x80 | (c & 0x3f));
+      ++i;
     }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c >= 0x7f) {
-          out += "\\u00";
-          append_hex_byte(out, c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
   }
-  out += '"';
+  out += nlohmann::json(std::move(text)).dump();
 }
-
 
 void log_text::append_value(std::string& out, const log_value& v, bool json) {
   switch (v.kind) {

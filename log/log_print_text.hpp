@@ -1,6 +1,6 @@
 // How `perfdm log` writes bytes and values as text: escaped for the tab-separated rows, as
-// hex for names that are not printable, as JSON strings (valid UTF-8 kept, other bytes as
-// \u00XX) for JSON Lines. Appends to a string, so a row is built without temporaries.
+// hex for names that are not printable, as JSON strings (nlohmann-json's; valid UTF-8 kept,
+// other bytes read as Latin-1) for JSON Lines. Appends to a string.
 #pragma once
 
 #include <charconv>
@@ -15,7 +15,7 @@ namespace perfdm::log_text {
 void append_escaped(std::string& out, std::string_view s);
 // Two lower-case hex digits per byte.
 void append_hex(std::string& out, std::string_view s);
-// A JSON string, quotes included.
+// A JSON string, quotes included; bytes that are not UTF-8 read as Latin-1.
 void append_json(std::string& out, std::string_view s);
 // A value: a number, nan/inf/-inf (quoted in JSON), or text (escaped, or a JSON string).
 void append_value(std::string& out, const log_value& v, bool json);

@@ -6,11 +6,13 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "log/log_listing.hpp"
+#include "log/log_print_text.hpp"
 #include "log/log_core.hpp"
 #include "log/log_counters.hpp"
 #include "log/log_reader.hpp"
@@ -410,6 +412,23 @@ TEST_CASE("log printer: --json prints JSON Lines", "[log]") {
   int rows = 0;
   for (const auto& l : ls) rows += l.rfind("{\"type\":\"row\"", 0) == 0;
   CHECK(rows == 4);
+}
+
+TEST_CASE("log printer: a JSON string keeps every byte, non-UTF-8 ones read as Latin-1", "[log]") {
+  auto json = [](std::string_view s) {
+    std::string out;
+    log_text::append_json(out, s);
+    return out;
+  };
+  CHECK(json("plain /path") == "\"plain /path\"");
+  CHECK(json("q\"b\\n\nt\tr\r") == "\"q\\\"b\\\\n\\nt\\tr\\r\"");
+  CHECK(json(std::string("\x01", 1)) == "\"\\u0001\"");
+  CHECK(json("caf\xc3\xa9") == "\"caf\xc3\xa9\"");  // valid UTF-8 as it is
+  // 0xe9 alone is no UTF-8: it reads back as U+00E9, and nothing else is lost.
+  const std::string odd("a\xe9\xff\x00z", 5);
+  const auto back = nlohmann::json::parse(json(odd)).get<std::string>();
+  CHECK(back == std::string("a\xc3\xa9\xc3\xbf\x00z", 7));
+  CHECK(back.size() == 7);
 }
 
 TEST_CASE("log printer: values, unknown names and escapes", "[log]") {
