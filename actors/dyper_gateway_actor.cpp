@@ -43,6 +43,7 @@ class dyper_tcp_transport final : public gateway_transport {
 // and every connection.
 struct gateway_state {
   std::shared_ptr<gateway_io> io;
+  static inline const char* name = "dyper_gateway";
 };
 
 caf::behavior gateway(caf::stateful_actor<gateway_state>* self, std::shared_ptr<gateway_io> io) {

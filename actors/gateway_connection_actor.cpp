@@ -69,6 +69,7 @@ struct connection_state {
   std::set<stream_handle> streams;            // opened here and not closed yet (T3 on disconnect)
   std::string client = "a client";            // for notes: "client <CONNECT id>" once known
   std::optional<dyper_agent_identity> agent;  // a connection dialed to a DyPer controller
+  static inline const char* name = "gateway_connection";
 };
 
 using connection_actor = caf::stateful_actor<connection_state>;
