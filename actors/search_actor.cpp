@@ -356,27 +356,8 @@ struct search_actor_state {
     self->request(dm, caf::infinite, q)
         .then(
             [=](window_answers& a) {
-              if (!a.processes.empty()) {
-                evidence_note note{search, latest_time, 0, {}, {}};
-                for (std::size_t i = 0; i < foci.size(); ++i) {
-                  auto ef = pc::evidence_at(foci[i]);
-                  // A process with no sample at the focus (outside its /Machine part) counts
-                  // for nothing (pc/evidence.hpp): left out, so that a focus on one process
-                  // of 64 records one entry, not 64.
-                  for (auto& p : a.processes)
-                    if (i < p.counts.size() && p.counts[i].ticks > 0) {
-                      ef.processes.push_back(p.counts[i]);
-                      // A daemon's process is told by its host too (the same pid may run on
-                      // two hosts); the engine's own leave it out, so that a recording of a
-                      // search on one machine reads as before.
-                      ef.processes.back().host = p.host == own_host ? "" : p.host;
-                      note.time = std::max(note.time, p.counts[i].last);
-                    }
-                  note.foci.push_back(std::move(ef));
-                }
-                for (auto& p : a.processes) note.evicted += p.evicted_ticks;
-                round->notes[slot] = std::move(note);
-              }
+              if (!a.processes.empty())
+                round->notes[slot] = pc::evidence_note_of(search, latest_time, foci, a, own_host);
               asked->arrived();
             },
             [=](caf::error&) { asked->arrived(); });

@@ -1,5 +1,7 @@
 #include "pc/search_wire.hpp"
 
+#include <algorithm>
+
 #include "dm/histogram.hpp"
 #include "messages/time.hpp"
 #include "pc/machine_name.hpp"
@@ -163,6 +165,23 @@ std::map<focus, std::vector<process_evidence>> evidence_by_focus(const evidence_
     for (auto& p : at.processes) v.push_back(evidence_of(p));
   }
   return by_focus;
+}
+
+evidence_note evidence_note_of(std::uint64_t search, double time, const std::vector<focus>& foci,
+                               const window_answers& answers, const std::string& own_host) {
+  evidence_note note{search, time, 0, {}, {}};
+  for (std::size_t i = 0; i < foci.size(); ++i) {
+    auto ef = evidence_at(foci[i]);
+    for (auto& p : answers.processes)
+      if (i < p.counts.size() && p.counts[i].ticks > 0) {
+        ef.processes.push_back(p.counts[i]);
+        ef.processes.back().host = p.host == own_host ? "" : p.host;
+        note.time = std::max(note.time, p.counts[i].last);
+      }
+    note.foci.push_back(std::move(ef));
+  }
+  for (auto& p : answers.processes) note.evicted += p.evicted_ticks;
+  return note;
 }
 
 bucket_span span_of_bucket(std::uint64_t bucket, double width, double origin) {

@@ -39,6 +39,14 @@ evidence_focus evidence_at(const focus& f);
 focus focus_of(const evidence_focus& at);
 // EVIDENCE's counts by focus, each process's as the statistics take them.
 std::map<focus, std::vector<process_evidence>> evidence_by_focus(const evidence_note& note);
+// WINDOW's answers at `foci` (the query's, in its order) as search `search`'s EVIDENCE, at data
+// time `time` or the latest sample counted if later. A process with no sample at a focus
+// (outside its /Machine part) counts for nothing (pc/evidence.hpp) and is left out, so that a
+// focus on one process of 64 records one entry, not 64. A daemon's process is told by its host
+// too (the same pid may run on two hosts); those of `own_host` (the engine's) leave it out, so
+// that a recording of a search on one machine reads the same.
+evidence_note evidence_note_of(std::uint64_t search, double time, const std::vector<focus>& foci,
+                               const window_answers& answers, const std::string& own_host);
 
 // The data time of histogram bucket `bucket` of width `width` (seconds; ≤ 0: not known yet,
 // the data manager's base width) from `origin` (0, or the phase's start).

@@ -331,3 +331,33 @@ TEST_CASE("pc evidence: a round that left a process out changes neither the valu
   CHECK(d.last().samples == 70);
   CHECK(d.last().value == Approx(1.0));
 }
+
+TEST_CASE("pc evidence: WINDOW's answers as EVIDENCE leave out the processes with no sample",
+          "[pc][pc-evidence]") {
+  using namespace perfdm::pc;
+  focus top;
+  auto f = top.with(hierarchy::code, "/Code/app/work");
+  window_answers a;
+  evidence_counts own_at_top{}, own_at_f{}, remote_at_top{}, silent{};
+  own_at_top.pid = 10, own_at_top.ticks = 4, own_at_top.last = 2.5;
+  own_at_f.pid = 10, own_at_f.ticks = 3, own_at_f.last = 2.5;
+  remote_at_top.pid = 10, remote_at_top.ticks = 2, remote_at_top.last = 3.25;
+  silent.pid = 11;  // no sample at /Code/app/work
+  a.processes.push_back({10, "engine-host", {own_at_top, own_at_f}, 0, 5, 0});
+  a.processes.push_back({10, "node-b", {remote_at_top, silent}, 0, 2, 0});
+  auto note = evidence_note_of(7, 1.0, {top, f}, a, "engine-host");
+  CHECK(note.search == 7);
+  CHECK(note.time == 3.25);  // the latest sample counted, later than the data time given
+  CHECK(note.evicted == 7);
+  REQUIRE(note.foci.size() == 2);
+  CHECK(note.foci[0].code == "/Code");
+  REQUIRE(note.foci[0].processes.size() == 2);
+  CHECK(note.foci[0].processes[0].host.empty());  // the engine's own names no host
+  CHECK(note.foci[0].processes[1].host == "node-b");
+  CHECK(note.foci[1].code == "/Code/app/work");
+  REQUIRE(note.foci[1].processes.size() == 1);  // node-b's process had no sample there
+  CHECK(note.foci[1].processes[0].ticks == 3);
+  CHECK(focus_of(note.foci[1]) == f);
+  // An answer later than every sample keeps its own time.
+  CHECK(evidence_note_of(0, 9.0, {top}, a, "engine-host").time == 9.0);
+}
