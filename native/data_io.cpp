@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "native/runtime_waits.hpp"
+#include "proc/system_modules.hpp"
 
 namespace perfdm::native {
 
@@ -33,6 +34,19 @@ bool startup_discovery(const std::vector<stack_frame>& frames) {
            n == "MPI_Init_thread" || n == "PMPI_Init_thread" || n == "opal_init" ||
            n == "ompi_mpi_init";
   });
+}
+
+bool sync_call(const std::vector<stack_frame>& frames) {
+  for (auto& f : frames) {
+    auto n = rule_name(f.function);
+    if (n == "fsync" || n == "fdatasync" || n == "sync_file_range" || n == "syncfs" ||
+        n == "sync" || n == "msync" || n == "__libc_fsync" || n == "__libc_fdatasync")
+      return true;
+    // The innermost frame of the program's own (or a library's above the C library) ends
+    // the search: a sync call is the C library's.
+    if (!proc::c_library_module(f.module) && !proc::loader_module(f.module)) return false;
+  }
+  return false;
 }
 
 }  // namespace perfdm::native

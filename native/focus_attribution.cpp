@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "native/data_io.hpp"
 #include "native/pc_resources.hpp"
 
 namespace perfdm::native {
@@ -110,6 +111,7 @@ sampled_thread describe_thread(const thread_stack& thread, thread_activity activ
   t.name = thread.name;
   t.activity = activity;
   t.in_io_call = activity == thread_activity::ios;
+  t.sync_call = sync_call(thread.frames);
   for (auto& frame : thread.frames) {
     std::pair<std::string, std::string> f{module_part(frame.module), function_part(frame.function)};
     if (std::find(t.functions.begin(), t.functions.end(), f) == t.functions.end())

@@ -108,6 +108,9 @@ struct sampled_thread {
   // In an I/O call that is no data I/O (data_io.hpp: a pseudo-file, start-up discovery): not
   // IOS, not in an I/O call, and its I/O counts are dropped rather than charged elsewhere.
   bool pseudo_io = false;
+  // In a sync call (data_io.hpp): when in_io_call, its I/O counts wait for the thread's next
+  // data I/O call.
+  bool sync_call = false;
   double io_ops = 0, io_bytes = 0;  // since its previous sample (set by the caller)
   // What a focus naming a /Code resource gets: when in_io_call, the thread's counts not
   // charged to a stack yet (carried from samples not in I/O), else 0 (set by the caller).

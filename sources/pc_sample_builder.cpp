@@ -88,7 +88,7 @@ void pc_sample_builder::apply_io(std::vector<native::sampled_thread>& threads,
     auto carried = uncharged_io_[t.tid];
     carried.ops += t.io_ops;
     carried.bytes += t.io_bytes;
-    if (t.in_io_call) {
+    if (t.in_io_call && !t.sync_call) {
       t.stack_io_ops = carried.ops;
       t.stack_io_bytes = carried.bytes;
     } else {

@@ -617,6 +617,44 @@ TEST_CASE(
   CHECK(total[6] == Approx(8));
 }
 
+TEST_CASE("pc_sample_builder: a sync call moves no bytes: the writes before it go to the "
+          "write that made them, never to fdatasync",
+          "[pc-metrics]") {
+  // sqlite's commit: a few writes (fast, rarely sampled), then fdatasync (slow, often
+  // sampled). A sample in fdatasync is I/O blocking, but the writes were not made there.
+  pc_sample_builder s(process);
+  s.set_collecting({{mi_handle{1}, "io_ops", {"/Code/libc.so.6/fdatasync"}},
+                    {mi_handle{2}, "io_ops", {"/Code/libc.so.6/write"}},
+                    {mi_handle{3}, "io_ops", {"/"}},
+                    {mi_handle{4}, "io_wait", {"/Code/libc.so.6/fdatasync"}}});
+  auto commit = frame(app, "pager_commit", 30);
+  auto syncing = thread(101, "db", 'D', {frame(libc, "fdatasync"), commit});
+  auto writing = thread(101, "db", 'R', {frame(libc, "write"), commit});
+  REQUIRE(syncing.in_io_call);
+  REQUIRE(syncing.sync_call);
+  REQUIRE(writing.in_io_call);
+  REQUIRE_FALSE(writing.sync_call);
+  std::map<std::uint64_t, double> total;
+  std::vector<sample> out;
+  auto step = [&](sampled_thread t, thread_io io, time_ns at) {
+    std::vector<sampled_thread> threads = {std::move(t)};
+    s.apply_io(threads, {{101, io}});
+    s.add(threads, 0.01, at);
+    s.flush(0, out, true);
+    for (auto& x : out) total[x.mi.id] += x.value;
+    out.clear();
+  };
+  step(syncing, thread_io{0, 10, 0, 40960}, 1'000'000'000);  // the baseline
+  step(syncing, thread_io{0, 14, 0, 57344}, 1'010'000'000);  // 4 writes, then the sync
+  step(syncing, thread_io{0, 18, 0, 73728}, 1'020'000'000);  // 4 more
+  CHECK(total[1] == 0);                                      // none at fdatasync
+  CHECK(total[3] == Approx(8));                              // the thread's, at once
+  CHECK(total[4] > 0);                                       // its time is I/O blocking
+  step(writing, thread_io{0, 19, 0, 77824}, 1'030'000'000);  // caught in write at last
+  CHECK(total[2] == Approx(9));                              // all of it, at the write
+  CHECK(total[1] == 0);
+}
+
 TEST_CASE("pc_sample_builder: an MI on another host's process gets nothing from this one, not "
           "even zeros, and an MI that goes on keeps what it gathered",
           "[pc-metrics]") {
