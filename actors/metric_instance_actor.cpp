@@ -65,18 +65,6 @@ struct metric_instance_actor_state {
   }
 };
 
-histogram_data to_data(mi_handle id, const histogram& h) {
-  histogram_data d;
-  d.mi = id;
-  d.start = to_seconds(h.start());
-  d.width = to_seconds(h.width());
-  d.nbins = static_cast<std::uint32_t>(bucket_count);
-  auto last = h.last_bucket_with_data();
-  for (std::ptrdiff_t i = 0; i <= last; ++i)
-    d.values.push_back(h.reading(static_cast<std::size_t>(i)));
-  return d;
-}
-
 metric_instance_actor_type::behavior_type metric_instance_actor(
     metric_instance_actor_type::stateful_pointer<metric_instance_actor_state> self, mi_handle id,
     metric_style style) {
@@ -137,7 +125,7 @@ metric_instance_actor_type::behavior_type metric_instance_actor(
         if (!h)
           return make_dm_error(dm_error::bad_argument,
                                "metric instance " + to_string(self->state.id) + " has no " + what);
-        return to_data(self->state.id, *h);
+        return data_of(self->state.id, *h);
       },
   };
 }

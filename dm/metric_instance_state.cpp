@@ -52,8 +52,7 @@ bool metric_instance_state::disable(stream_handle s, phase_type type) {
   if (flags_.collection) return true;  // D1: collection continues, nothing is deleted
   // D2: the last current-phase user takes the current histogram along unless a data flag
   // keeps it.
-  if (type == phase_type::current && current_users_.empty() && !flags_.data &&
-      !flags_.phase_data)
+  if (type == phase_type::current && current_users_.empty() && !flags_.data && !flags_.phase_data)
     current_.reset();
   stop_if_unused();  // D2/D3: with no users left, collection stops and the MI may go
   return true;
@@ -94,9 +93,9 @@ void metric_instance_state::new_phase(phase_handle old_phase, const time_bases& 
     current_.emplace(style_, tb.current_start, tb.current_width);  // N4
     collecting_ = true;
   } else if (global_users_.empty()) {
-    collecting_ = false;                  // N3
-    if (!flags_.data) deleted_ = true;    // N6
-  }                                       // N5: global users keep global collection going
+    collecting_ = false;                // N3
+    if (!flags_.data) deleted_ = true;  // N6
+  }                                     // N5: global users keep global collection going
 }
 
 void metric_instance_state::add(time_ns t0, time_ns t1, double value, completed_values* out) {
@@ -161,6 +160,18 @@ std::size_t metric_instance_state::memory_bytes() const {
   if (current_) n += current_->memory_bytes() - sizeof(histogram);
   for (auto& entry : archive_) n += entry.second.memory_bytes() + 4 * sizeof(void*);
   return n;
+}
+
+histogram_data data_of(mi_handle id, const histogram& h) {
+  histogram_data d;
+  d.mi = id;
+  d.start = to_seconds(h.start());
+  d.width = to_seconds(h.width());
+  d.nbins = static_cast<std::uint32_t>(bucket_count);
+  auto last = h.last_bucket_with_data();
+  for (std::ptrdiff_t i = 0; i <= last; ++i)
+    d.values.push_back(h.reading(static_cast<std::size_t>(i)));
+  return d;
 }
 
 }  // namespace perfdm

@@ -1,6 +1,6 @@
 // The state and rules of one metric instance (MI): its histograms, user lists, persistence
-// flags and archive (rules E, P, D, N of the Data Manager (docs/DM-RULES.md)). Plain C++; the metric-instance
-// actor wraps it and the tests drive it directly.
+// flags and archive (rules E, P, D, N of the Data Manager (docs/DM-RULES.md)). Plain C++; the
+// metric-instance actor wraps it and the tests drive it directly.
 #pragma once
 
 #include <map>
@@ -34,8 +34,8 @@ struct mi_summary {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, mi_summary& x) {
-  return f(caf::meta::type_name("mi_summary"), x.state, x.collecting, x.has_current,
-           x.global_users, x.current_users, x.flags);
+  return f(caf::meta::type_name("mi_summary"), x.state, x.collecting, x.has_current, x.global_users,
+           x.current_users, x.flags);
 }
 
 // Data values that became complete, by histogram (rule B7).
@@ -99,5 +99,9 @@ class metric_instance_state {
   std::optional<histogram> current_;
   std::map<phase_handle, histogram> archive_;
 };
+
+// DATA's answer for histogram `h` of MI `id`: its start and width in seconds, and the
+// readings of its buckets up to the last that has data.
+histogram_data data_of(mi_handle id, const histogram& h);
 
 }  // namespace perfdm

@@ -1,5 +1,6 @@
 // Rules E, P, D and N on the metric-instance logic alone (no actors).
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "dm/metric_instance_state.hpp"
 
@@ -338,4 +339,20 @@ TEST_CASE("memory of one MI with global and current histograms", "[mi][memory]")
     // The 20 KiB target of a metric instance, for both styles.
     CHECK(mi.memory_bytes() <= 20 * 1024);
   }
+}
+
+TEST_CASE("DATA reads a histogram's buckets up to the last with data", "[mi]") {
+  auto mi = make_mi();
+  mi.enable(s0, phase_type::global, {}, phase0_bases());
+  mi.add(0, base_bucket_width, 5, nullptr);                      // bucket 0
+  mi.add(2 * base_bucket_width, 3 * base_bucket_width, 7, nullptr);  // bucket 2
+  auto d = data_of(mi_handle{3}, *mi.global_histogram());
+  CHECK(d.mi == mi_handle{3});
+  CHECK(d.start == 0);
+  CHECK(d.width == Approx(to_seconds(base_bucket_width)));
+  CHECK(d.nbins == bucket_count);
+  REQUIRE(d.values.size() == 3);
+  CHECK(d.values[0] == Approx(5));
+  CHECK(std::isnan(d.values[1]));  // B2: untouched
+  CHECK(d.values[2] == Approx(7));
 }
