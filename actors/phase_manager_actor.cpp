@@ -4,6 +4,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "actors/internal_messages.hpp"
+#include "dm/time_base_widths.hpp"
 
 namespace perfdm {
 
@@ -15,16 +16,13 @@ struct phase_manager_state {
   static inline const char* name = "phase_manager";
 
   pm_started start(const pm_start& x, time_ns base_width) {
-    // C2: the new phase starts at `now` rounded down to the global bucket width; never
-    // before the phase it ends.
-    time_ns start = std::max(x.now / x.global_width * x.global_width, starts.back());
+    auto base = new_phase_base(x.now, x.global_width, starts.back(), base_width);  // C2, B6
+    const time_ns start = base.start;
     pm_started out;
     out.old_phase = phases.back().id;
     phases.back().end = to_seconds(start);
     out.start = start;
-    // B6: a time base starting at 0 is the global one; any other starts empty and takes
-    // the smallest width that covers the time since its start.
-    out.width = start == 0 ? x.global_width : width_covering(x.now - start, base_width);
+    out.width = base.width;
     phase_handle id{phases.size()};
     out.phase = phase_info{id, x.name.empty() ? "phase_" + to_string(id) : x.name,
                            to_seconds(start), -1.0, to_seconds(out.width)};

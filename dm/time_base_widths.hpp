@@ -3,6 +3,7 @@
 // with it (B5). Plain C++; the data manager actor holds one.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 
 #include "dm/fold_order.hpp"
@@ -11,6 +12,23 @@
 #include "messages/time.hpp"
 
 namespace perfdm {
+
+// Where a phase asked for at `now` starts, and how wide its histograms are.
+struct phase_base {
+  time_ns start = 0;
+  time_ns width = 0;
+};
+
+// C2: the new phase starts at `now` rounded down to the global bucket width, never before
+// `previous_start` (the phase it ends). B6: a time base starting at 0 is the global one;
+// any other starts empty and takes the smallest width that covers the time since its start.
+inline phase_base new_phase_base(time_ns now, time_ns global_width, time_ns previous_start,
+                                 time_ns base_width) {
+  phase_base b;
+  b.start = std::max(now / global_width * global_width, previous_start);
+  b.width = b.start == 0 ? global_width : width_covering(now - b.start, base_width);
+  return b;
+}
 
 class time_base_widths {
  public:

@@ -1,5 +1,6 @@
 // Tests of the Data Manager histogram, rules B1-B8 (docs/DM-RULES.md).
 #include "dm/histogram.hpp"
+#include "dm/time_base_widths.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -602,6 +603,26 @@ TEST_CASE("B6 width_covering picks the smallest 0.2 s x 2^k whose buckets pass e
   }
   // No overflow near the top of the range.
   CHECK(width_covering(std::numeric_limits<time_ns>::max()) > 0);
+}
+
+TEST_CASE("C2 B6 a new phase starts on a global bucket boundary and covers the time since",
+          "[histogram]") {
+  const time_ns w = base_bucket_width;
+  // 5.3 s with 0.2 s buckets: 5.2 s; 0.1 s since then takes the base width.
+  auto b = new_phase_base(5'300 * ms, w, 0, w);
+  CHECK(b.start == 5'200 * ms);
+  CHECK(b.width == w);
+  // Never before the phase it ends.
+  b = new_phase_base(5'300 * ms, w, 5'250 * ms, w);
+  CHECK(b.start == 5'250 * ms);
+  // Before the first bucket ends: phase 0's start, the global base and its width.
+  b = new_phase_base(100 * ms, 4 * w, 0, w);
+  CHECK(b.start == 0);
+  CHECK(b.width == 4 * w);
+  // Later, with 0.4 s global buckets: the phase's own base starts empty, 0.1 s since its start.
+  b = new_phase_base(300 * ns_per_second + 100 * ms, 2 * w, 100 * ns_per_second, w);
+  CHECK(b.start == 300 * ns_per_second);
+  CHECK(b.width == w);
 }
 
 TEST_CASE("B7 completed buckets are reported once, the filling one is not", "[histogram]") {
