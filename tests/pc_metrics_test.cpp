@@ -81,6 +81,18 @@ double amount_at(const std::string& focus_list, pc_metric metric,
   return sum;
 }
 
+// One stack sample of thread 101 with its io counters `io`, at `at`: what each MI got added to
+// `total`.
+void sample_io(pc_sample_builder& s, sampled_thread t, thread_io io, time_ns at,
+               std::map<std::uint64_t, double>& total) {
+  std::vector<sampled_thread> threads = {std::move(t)};
+  s.apply_io(threads, {{101, io}});
+  s.add(threads, 0.01, at);
+  std::vector<sample> out;
+  s.flush(0, out, true);
+  for (auto& x : out) total[x.mi.id] += x.value;
+}
+
 }  // namespace
 
 TEST_CASE("PC resource names: functions without parameters, parts safe for a FOCUS list",
@@ -589,15 +601,7 @@ TEST_CASE(
   REQUIRE_FALSE(computing.in_io_call);
   REQUIRE(writing.in_io_call);
   std::map<std::uint64_t, double> total;
-  std::vector<sample> out;
-  auto step = [&](sampled_thread t, thread_io io, time_ns at) {
-    std::vector<sampled_thread> threads = {std::move(t)};
-    s.apply_io(threads, {{101, io}});
-    s.add(threads, 0.01, at);
-    s.flush(0, out, true);
-    for (auto& x : out) total[x.mi.id] += x.value;
-    out.clear();
-  };
+  auto step = [&](sampled_thread t, thread_io io, time_ns at) { sample_io(s, t, io, at, total); };
   step(asleep, thread_io{0, 10, 0, 640}, 1'000'000'000);     // the baseline
   step(asleep, thread_io{0, 13, 0, 832}, 1'010'000'000);     // 3 writes while it slept
   CHECK(total[6] == Approx(3));                              // the thread's total: at once
@@ -635,15 +639,7 @@ TEST_CASE("pc_sample_builder: a sync call moves no bytes: the writes before it g
   REQUIRE(writing.in_io_call);
   REQUIRE_FALSE(writing.sync_call);
   std::map<std::uint64_t, double> total;
-  std::vector<sample> out;
-  auto step = [&](sampled_thread t, thread_io io, time_ns at) {
-    std::vector<sampled_thread> threads = {std::move(t)};
-    s.apply_io(threads, {{101, io}});
-    s.add(threads, 0.01, at);
-    s.flush(0, out, true);
-    for (auto& x : out) total[x.mi.id] += x.value;
-    out.clear();
-  };
+  auto step = [&](sampled_thread t, thread_io io, time_ns at) { sample_io(s, t, io, at, total); };
   step(syncing, thread_io{0, 10, 0, 40960}, 1'000'000'000);  // the baseline
   step(syncing, thread_io{0, 14, 0, 57344}, 1'010'000'000);  // 4 writes, then the sync
   step(syncing, thread_io{0, 18, 0, 73728}, 1'020'000'000);  // 4 more

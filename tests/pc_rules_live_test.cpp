@@ -34,12 +34,7 @@ search_result search(const std::string& command, double seconds) {
   std::string line = std::string(PERFDM_BINARY) + " search --json --seconds " +
                      std::to_string(seconds) + " -- " + command + " 2>/dev/null";
   search_result r;
-  if (FILE* p = popen(line.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-    pclose(p);
-  }
+  r.output = real_program::output_of(line);
   // The report is the last line; the program's own output comes before it.
   auto start = r.output.rfind("\n{");
   start = start == std::string::npos ? r.output.find('{') : start + 1;
@@ -104,20 +99,30 @@ std::string program(const char* name) {
   return std::string(PERFDM_PC_RULES_PROGRAMS) + "/" + name;
 }
 
-#ifdef PERFDM_PC_RULES_MPI
-// `perfdm search` of `mpirun -np 3 mpi_imbalance ARGS` (tests/pc_rules/mpi_imbalance.c);
-// nothing, the test skipped, where Debian's openmpi-bin is missing.
-std::optional<search_result> search_mpi_job(const std::string& args, double seconds) {
+// `mpirun -np 3 mpi_imbalance ARGS` (tests/pc_rules/mpi_imbalance.c); nothing, the test
+// skipped, where Debian's libopenmpi-dev was missing at build time or openmpi-bin is now.
+std::optional<std::string> mpi_job_command(const std::string& args) {
+#ifndef PERFDM_PC_RULES_MPI
+  (void)args;
+  skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
+  return std::nullopt;
+#else
   if (perfdm::find_in_path("mpirun").empty()) {
     skip_test("no mpirun (Debian's openmpi-bin)");
     return std::nullopt;
   }
   // Open MPI refuses to run as root without its flag; --oversubscribe: 3 ranks on 2 cores.
-  return search(std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") +
-                    PERFDM_PC_RULES_MPI + " " + args,
-                seconds);
-}
+  return std::string("mpirun --allow-run-as-root --oversubscribe -np 3 ") + PERFDM_PC_RULES_MPI +
+         " " + args;
 #endif
+}
+
+// `perfdm search` of that job; nothing when the test skipped.
+std::optional<search_result> search_mpi_job(const std::string& args, double seconds) {
+  auto command = mpi_job_command(args);
+  if (!command) return std::nullopt;
+  return search(*command, seconds);
+}
 
 }  // namespace
 
@@ -249,9 +254,6 @@ TEST_CASE(
     "pc R5 R6 R7 live: an Open MPI job with one slow rank: its function first, the launcher "
     "never searched",
     "[pc][pc-live][pc-rules][mpi]") {
-#ifndef PERFDM_PC_RULES_MPI
-  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
-#else
   auto job = search_mpi_job("60", 8);
   if (!job) return;
   auto& r = *job;
@@ -289,7 +291,6 @@ TEST_CASE(
         CHECK(code_of(f).find(mpi) == std::string::npos);
   }
   check_no_idle_wait_finding(r.json);
-#endif
 }
 
 // Faults of a job: ranks that finish at different times, and a rank that dies.
@@ -297,9 +298,6 @@ TEST_CASE(
     "pc R6 live: an Open MPI job whose ranks finish at different times: the last rank's work "
     "first, the others' wait at MPI_Finalize blamed on it",
     "[pc][pc-live][pc-rules][mpi]") {
-#ifndef PERFDM_PC_RULES_MPI
-  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
-#else
   // Rank r computes for (r + 1) / 3 of 9 s, then waits in MPI_Finalize for the others.
   auto job = search_mpi_job("9 staggered", 20);
   if (!job) return;
@@ -324,16 +322,12 @@ TEST_CASE(
   }
   CHECK(finalize_wait);
   check_no_idle_wait_finding(r.json);
-#endif
 }
 
 TEST_CASE(
     "pc R6 live: an Open MPI job with a rank that dies: the search ends with the job and keeps "
     "what it found",
     "[pc][pc-live][pc-rules][mpi]") {
-#ifndef PERFDM_PC_RULES_MPI
-  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
-#else
   // Rank 1 kills itself (SIGKILL) after 4 s; Open MPI then ends the job.
   auto job = search_mpi_job("12 die", 20);
   if (!job) return;
@@ -348,19 +342,13 @@ TEST_CASE(
   auto& first = first_finding(r);
   CHECK(code_of(first).find("/relax_cells") != std::string::npos);
   check_no_idle_wait_finding(r.json);
-#endif
 }
 
 TEST_CASE("pc R7 live: a job script that runs mpirun is no process of the job: its ranks fold",
           "[pc][pc-live][pc-rules][mpi]") {
-#ifndef PERFDM_PC_RULES_MPI
-  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
-#else
-  if (perfdm::find_in_path("mpirun").empty())
-    return skip_test("no mpirun (Debian's openmpi-bin)");
-  auto r = search(std::string("sh -c 'mpirun --allow-run-as-root --oversubscribe -np 3 ") +
-                      PERFDM_PC_RULES_MPI + " 60; echo job done'",
-                  8);
+  auto job = mpi_job_command("60");
+  if (!job) return;
+  auto r = search("sh -c '" + *job + "; echo job done'", 8);
   INFO(findings_text(r.json));
   std::string names;
   for (auto& p : r.json["processes"]) names += p.value("name", std::string()) + " ";
@@ -380,26 +368,14 @@ TEST_CASE("pc R7 live: a job script that runs mpirun is no process of the job: i
   }
   if (waiting_ranks.size() >= 2) CHECK(folded_by_rank);
   CHECK(code_of(first_finding(r)).find("/relax_cells") != std::string::npos);
-#endif
 }
 
 TEST_CASE("pc R7 live: perfdm top of an Open MPI job watches its ranks, never the launcher",
           "[pc][pc-live][pc-rules][mpi]") {
-#ifndef PERFDM_PC_RULES_MPI
-  return skip_test("no MPI compiler at build time (Debian's libopenmpi-dev)");
-#else
-  if (perfdm::find_in_path("mpirun").empty())
-    return skip_test("no mpirun (Debian's openmpi-bin)");
-  std::string line = std::string(PERFDM_BINARY) +
-                     " top --seconds 8 -- mpirun --allow-run-as-root --oversubscribe -np 3 " +
-                     PERFDM_PC_RULES_MPI + " 60 2>/dev/null";
-  std::string output;
-  if (FILE* p = popen(line.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-    pclose(p);
-  }
+  auto job = mpi_job_command("60");
+  if (!job) return;
+  std::string output = real_program::output_of(std::string(PERFDM_BINARY) +
+                                               " top --seconds 8 -- " + *job + " 2>/dev/null");
   // The findings stay on standard output after the screen: "1. CPUbound … rank 2, …".
   std::string findings;
   std::regex finding_line(R"(^[0-9]+\. .*)");
@@ -416,5 +392,4 @@ TEST_CASE("pc R7 live: perfdm top of an Open MPI job watches its ranks, never th
   CHECK(findings.find("rank 2") != std::string::npos);
   CHECK(findings.find("mpirun") == std::string::npos);
   CHECK(findings.find("orterun") == std::string::npos);
-#endif
 }
