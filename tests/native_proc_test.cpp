@@ -1,4 +1,5 @@
 // /proc sampling (native/proc_stats.*): the parsers on their own, then a real process.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -144,9 +145,12 @@ TEST_CASE("every thread of a running program with its name and state, one read e
           "[native][proc]") {
   target_process t;
   std::vector<thread_stats> threads;
+  // Each thread names itself once it runs: wait for the names too.
   REQUIRE(eventually([&] {
     threads = read_threads(t.pid);
-    return threads.size() == 6;
+    return threads.size() == 6 && std::any_of(threads.begin(), threads.end(), [](auto& x) {
+             return x.name == "nt_hot";
+           });
   }));
   bool hot = false, main_thread = false;
   for (std::size_t i = 0; i < threads.size(); ++i) {
