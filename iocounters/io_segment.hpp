@@ -4,7 +4,8 @@
 // moment it is made: a process killed with SIGKILL loses nothing already counted, and a reader
 // (perfdm io at the end, the Data Manager while it runs) maps the same file read-only.
 //
-//   header (4 KiB) | POSIX records | STDIO records | names | mounts | heatmaps | trace
+//   header (4 KiB) | POSIX records | STDIO records | MPI-IO records | names | mounts | heatmaps
+//   | trace
 //
 // Records are appended; a record is visible to readers once the module's count includes it
 // (published with a release store). Each record starts with its lock (record_lock.hpp), which
@@ -17,6 +18,7 @@
 #include "darshan/darshan_format.hpp"
 #include "iocounters/heatmap_bins.hpp"
 #include "iocounters/io_clock.hpp"
+#include "iocounters/mpiio_file.hpp"
 #include "iocounters/posix_file.hpp"
 #include "iocounters/stdio_file.hpp"
 #include "iocounters/trace_segments.hpp"
@@ -24,7 +26,7 @@
 namespace perfdm::io {
 
 inline constexpr char segment_magic[8] = {'P', 'F', 'D', 'M', 'I', 'O', 'S', 'G'};
-inline constexpr std::uint32_t segment_version = 1;
+inline constexpr std::uint32_t segment_version = 2;
 inline constexpr std::size_t segment_header_size = 4096;
 
 enum segment_state : std::uint32_t {
@@ -88,6 +90,13 @@ struct segment_header {
   std::uint64_t stdio_offset;
   std::uint32_t stdio_capacity;
   std::uint32_t stdio_count;
+  std::uint64_t mpiio_offset;
+  std::uint32_t mpiio_capacity;
+  std::uint32_t mpiio_count;
+  // The process's rank in MPI_COMM_WORLD and the world's size, set at its first MPI-IO call
+  // (-1 and 0 until then, and in a program without MPI): the rank Darshan gives its records.
+  std::int32_t mpi_rank;
+  std::int32_t mpi_size;
   std::uint64_t names_offset;
   std::uint64_t names_capacity;  // bytes
   std::uint64_t names_used;
@@ -107,11 +116,13 @@ static_assert(sizeof(segment_header) <= segment_header_size);
 // Record sizes rounded to cache lines, so that two records never share one.
 inline constexpr std::size_t posix_slot_size = (sizeof(posix_file) + 63) / 64 * 64;
 inline constexpr std::size_t stdio_slot_size = (sizeof(stdio_file) + 63) / 64 * 64;
+inline constexpr std::size_t mpiio_slot_size = (sizeof(mpiio_file) + 63) / 64 * 64;
 
 // How a segment is laid out for given capacities.
 struct segment_plan {
   std::uint32_t posix_capacity = 0;
   std::uint32_t stdio_capacity = 0;
+  std::uint32_t mpiio_capacity = 0;
   std::uint64_t names_capacity = 0;
   std::uint64_t trace_entries = 0;  // 0: no trace
 
@@ -119,8 +130,11 @@ struct segment_plan {
   std::uint64_t stdio_offset() const {
     return posix_offset() + std::uint64_t(posix_capacity) * posix_slot_size;
   }
-  std::uint64_t names_offset() const {
+  std::uint64_t mpiio_offset() const {
     return stdio_offset() + std::uint64_t(stdio_capacity) * stdio_slot_size;
+  }
+  std::uint64_t names_offset() const {
+    return mpiio_offset() + std::uint64_t(mpiio_capacity) * mpiio_slot_size;
   }
   std::uint64_t mounts_offset() const { return (names_offset() + names_capacity + 63) / 64 * 64; }
   std::uint64_t heatmaps_offset() const {

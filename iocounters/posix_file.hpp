@@ -43,6 +43,46 @@ inline void bucket_inc(std::int64_t* buckets, std::int64_t bytes) {
   buckets[size_bucket(bytes)] += 1;
 }
 
+// Where a module keeps a read's or write's timestamps, longest call (and its size) and time.
+struct access_time_fields {
+  int read_start, read_end, write_start, write_end, max_read_time, max_write_time, max_read_size,
+      max_write_size, read_time, write_time;
+};
+inline constexpr access_time_fields posix_access_times{POSIX_F_READ_START_TIMESTAMP,
+                                                       POSIX_F_READ_END_TIMESTAMP,
+                                                       POSIX_F_WRITE_START_TIMESTAMP,
+                                                       POSIX_F_WRITE_END_TIMESTAMP,
+                                                       POSIX_F_MAX_READ_TIME,
+                                                       POSIX_F_MAX_WRITE_TIME,
+                                                       POSIX_MAX_READ_TIME_SIZE,
+                                                       POSIX_MAX_WRITE_TIME_SIZE,
+                                                       POSIX_F_READ_TIME,
+                                                       POSIX_F_WRITE_TIME};
+
+// The timing part of Darshan's read and write rules (POSIX_RECORD_READ, MPIIO_RECORD_READ...):
+// the start and end stamps, the longest call with its size (a strictly longer one replaces it),
+// the time without overlap.
+inline void time_access(std::int64_t* c, std::int64_t* ft, const access_time_fields& k,
+                        bool is_read, std::int64_t bytes, std::uint64_t t1, std::uint64_t t2,
+                        std::uint64_t& last_read_end, std::uint64_t& last_write_end) {
+  if (is_read) {
+    stamp(ft[k.read_start], ft[k.read_end], t1, t2);
+  } else {
+    stamp(ft[k.write_start], ft[k.write_end], t1, t2);
+  }
+  const std::int64_t elapsed = std::int64_t(t2 - t1);
+  std::int64_t& max_time = ft[is_read ? k.max_read_time : k.max_write_time];
+  if (max_time < elapsed) {
+    max_time = elapsed;
+    c[is_read ? k.max_read_size : k.max_write_size] = bytes;
+  }
+  if (is_read) {
+    add_time_no_overlap(ft[k.read_time], t1, t2, last_read_end);
+  } else {
+    add_time_no_overlap(ft[k.write_time], t1, t2, last_write_end);
+  }
+}
+
 // Flags of a record.
 enum record_flags : std::uint32_t {
   record_inherited = 1,  // copied into a forked child's segment: its counts are the child's
@@ -130,23 +170,8 @@ inline std::int64_t posix_access(posix_file& f, bool is_read, std::int64_t offse
   if (file_alignment > 0 && at % file_alignment != 0) c[POSIX_FILE_NOT_ALIGNED] += 1;
   if (f.last_io_type == (is_read ? io_write : io_read)) c[POSIX_RW_SWITCHES] += 1;
   f.last_io_type = is_read ? io_read : io_write;
-  std::int64_t* ft = f.fticks;
-  if (is_read) {
-    stamp(ft[POSIX_F_READ_START_TIMESTAMP], ft[POSIX_F_READ_END_TIMESTAMP], t1, t2);
-  } else {
-    stamp(ft[POSIX_F_WRITE_START_TIMESTAMP], ft[POSIX_F_WRITE_END_TIMESTAMP], t1, t2);
-  }
-  const std::int64_t elapsed = std::int64_t(t2 - t1);
-  std::int64_t& max_time = ft[is_read ? POSIX_F_MAX_READ_TIME : POSIX_F_MAX_WRITE_TIME];
-  if (max_time < elapsed) {
-    max_time = elapsed;
-    c[is_read ? POSIX_MAX_READ_TIME_SIZE : POSIX_MAX_WRITE_TIME_SIZE] = bytes;
-  }
-  if (is_read) {
-    add_time_no_overlap(ft[POSIX_F_READ_TIME], t1, t2, f.last_read_end);
-  } else {
-    add_time_no_overlap(ft[POSIX_F_WRITE_TIME], t1, t2, f.last_write_end);
-  }
+  time_access(c, f.fticks, posix_access_times, is_read, bytes, t1, t2, f.last_read_end,
+              f.last_write_end);
   return at;
 }
 

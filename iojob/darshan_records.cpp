@@ -39,6 +39,11 @@ stdio_record to_record(const stdio_file& f, std::int64_t rank, const time_base& 
                                STDIO_F_READ_END_TIMESTAMP);
 }
 
+mpiio_record to_record(const mpiio_file& f, std::int64_t rank, const time_base& t) {
+  return convert<mpiio_record>(f, rank, t, MPIIO_F_OPEN_START_TIMESTAMP,
+                               MPIIO_F_CLOSE_END_TIMESTAMP);
+}
+
 bool used_in_child(const posix_file& f) {
   if ((f.flags & record_inherited) == 0) return true;
   for (int i = POSIX_OPENS; i <= POSIX_RENAME_TARGETS; ++i) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "iocounters/io_clock.hpp"
+#include "iocounters/mpiio_file.hpp"
 #include "iocounters/posix_file.hpp"
 #include "iocounters/stdio_file.hpp"
 #include "log/log_io_records.hpp"
@@ -13,6 +14,7 @@ namespace perfdm::io {
 
 using posix_record = log_posix_record;
 using stdio_record = log_stdio_record;
+using mpiio_record = log_mpiio_record;
 
 // How one process's ticks become the log's seconds.
 struct time_base {
@@ -27,6 +29,7 @@ struct time_base {
 
 posix_record to_record(const posix_file& f, std::int64_t rank, const time_base& t);
 stdio_record to_record(const stdio_file& f, std::int64_t rank, const time_base& t);
+mpiio_record to_record(const mpiio_file& f, std::int64_t rank, const time_base& t);
 
 // Whether a record a forked child copied from its parent saw any call in the child.
 bool used_in_child(const posix_file& f);

@@ -38,6 +38,11 @@ io_log_contents read_io_log(const std::string& path) {
       log.for_each_record(r, [&](const std::uint8_t* p, std::size_t n) {
         c.stdio.push_back(decode_stdio_record(p, n));
       });
+    } else if (r.id == mpiio_log_module_id) {
+      c.mpiio_partial = partial;
+      log.for_each_record(r, [&](const std::uint8_t* p, std::size_t n) {
+        c.mpiio.push_back(decode_mpiio_record(p, n));
+      });
     } else if (r.id == heatmap_log_module_id) {
       log.for_each_record(r, [&](const std::uint8_t* p, std::size_t n) {
         c.heatmaps.push_back(decode_heatmap_record(p, n));

@@ -1,6 +1,6 @@
-// The I/O modules of a perfdm log read back whole: the job record, the names, the POSIX and
-// STDIO records, the heatmaps and traces, and which modules are partial. For the summary
-// `perfdm io` prints and for tests; `perfdm log` streams instead.
+// The I/O modules of a perfdm log read back whole: the job record, the names, the POSIX,
+// STDIO and MPI-IO records, the heatmaps and traces, and which modules are partial. For the
+// summary `perfdm io` prints and for tests; `perfdm log` streams instead.
 #pragma once
 
 #include <cstdint>
@@ -18,10 +18,12 @@ struct io_log_contents {
   std::unordered_map<std::uint64_t, std::string> names;
   std::vector<log_posix_record> posix;
   std::vector<log_stdio_record> stdio;
+  std::vector<log_mpiio_record> mpiio;
   std::vector<log_heatmap_record> heatmaps;
   std::vector<log_trace_record> traces;
   bool posix_partial = false;
   bool stdio_partial = false;
+  bool mpiio_partial = false;
   bool trace_partial = false;
   bool names_partial = false;
 

@@ -37,28 +37,37 @@ std::int64_t last_call_ns(const segment_snapshot& s, const tick_calibration& c) 
   for (const auto& f : s.stdio) {
     for (int i = STDIO_F_OPEN_END_TIMESTAMP; i <= STDIO_F_READ_END_TIMESTAMP; ++i) see(f.fticks[i]);
   }
+  for (const auto& f : s.mpiio) {
+    for (int i = MPIIO_F_OPEN_END_TIMESTAMP; i <= MPIIO_F_CLOSE_END_TIMESTAMP; ++i)
+      see(f.fticks[i]);
+  }
   return std::max(last, s.header.start_realtime_ns);
 }
 
 // Records of one module from every process, by id in order of first appearance, reduced to
-// one of rank -1 when every process has the file (and there is more than one process).
+// one of rank -1 when every process of the job has the file (and there is more than one).
+// `in_job[i]` says whether process i is one of the job's processes: in an MPI run, the ranks
+// (Darshan's job is MPI_COMM_WORLD: mpirun and the programs it starts before MPI_Init are not
+// ranks); otherwise every process.
 template <class Record>
 std::vector<Record> reduce_module(const std::vector<std::vector<Record>>& per_process,
-                                  std::size_t& shared) {
+                                  const std::vector<bool>& in_job, std::size_t& shared) {
   std::vector<Record> out;
-  const std::size_t n = per_process.size();
+  std::size_t n = 0;
+  for (const bool b : in_job) n += b ? 1 : 0;
   if (n <= 1) {
     for (const auto& list : per_process) out.insert(out.end(), list.begin(), list.end());
     return out;
   }
   std::unordered_map<std::uint64_t, std::size_t> holders;
-  for (const auto& list : per_process) {
-    for (const auto& r : list) ++holders[r.id];
+  for (std::size_t i = 0; i < per_process.size(); ++i) {
+    if (!in_job[i]) continue;
+    for (const auto& r : per_process[i]) ++holders[r.id];
   }
   std::map<std::uint64_t, std::vector<Record>> everywhere;
-  for (const auto& list : per_process) {
-    for (const auto& r : list) {
-      if (holders[r.id] == n) {
+  for (std::size_t i = 0; i < per_process.size(); ++i) {
+    for (const auto& r : per_process[i]) {
+      if (in_job[i] && holders[r.id] == n) {
         everywhere[r.id].push_back(r);
       } else {
         out.push_back(r);
@@ -81,7 +90,7 @@ bool forked_and_idle(const segment_snapshot& s) {
     if (used_in_child(f)) return false;
   for (const auto& f : s.stdio)
     if (used_in_child(f)) return false;
-  return true;
+  return s.mpiio.empty();
 }
 
 std::string this_host() {
@@ -103,7 +112,16 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     if (job_start == 0 || s.header.start_realtime_ns < job_start)
       job_start = s.header.start_realtime_ns;
   }
+  // In an MPI run the ranks are MPI's (Darshan's records carry the MPI_COMM_WORLD rank); the
+  // other processes follow them.
+  std::int64_t mpi_ranks = 0;
+  for (const auto& s : segments) {
+    if (!forked_and_idle(s) && s.header.mpi_rank >= 0)
+      mpi_ranks = std::max<std::int64_t>(mpi_ranks, std::int64_t(s.header.mpi_rank) + 1);
+  }
   std::vector<process> procs;
+  std::vector<bool> in_job;
+  std::int64_t next_rank = mpi_ranks;
   std::int64_t job_end = job_start;
   for (const auto& s : segments) {
     const segment_header& h = s.header;
@@ -111,7 +129,8 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     const bool finished = h.state != segment_running && h.end_ticks != 0;
     process p;
     p.s = &s;
-    p.rank = std::int64_t(procs.size());
+    p.rank = h.mpi_rank >= 0 ? std::int64_t(h.mpi_rank) : next_rank++;
+    in_job.push_back(mpi_ranks == 0 || h.mpi_rank >= 0);
     p.time.clock = tick_calibration::from(
         h.start_ticks, h.start_realtime_ns, finished ? h.end_ticks : now_ticks,
         finished ? h.end_realtime_ns : now_ns, tick_kind(h.tick_kind));
@@ -131,6 +150,7 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
   std::unordered_map<std::uint64_t, std::string> names;
   std::vector<std::vector<posix_record>> posix(procs.size());
   std::vector<std::vector<stdio_record>> stdio(procs.size());
+  std::vector<std::vector<mpiio_record>> mpiio(procs.size());
   for (std::size_t i = 0; i < procs.size(); ++i) {
     const process& p = procs[i];
     for (std::size_t k = 0; k < p.s->posix.size(); ++k) {
@@ -147,11 +167,17 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
       stdio[i].push_back(r);
       names.emplace(f.id, p.s->stdio_names[k]);
     }
+    for (std::size_t k = 0; k < p.s->mpiio.size(); ++k) {
+      mpiio[i].push_back(to_record(p.s->mpiio[k], p.rank, p.time));
+      names.emplace(p.s->mpiio[k].id, p.s->mpiio_names[k]);
+    }
   }
-  const std::vector<posix_record> posix_out = reduce_module(posix, result.shared_records);
-  const std::vector<stdio_record> stdio_out = reduce_module(stdio, result.shared_records);
+  const std::vector<posix_record> posix_out = reduce_module(posix, in_job, result.shared_records);
+  const std::vector<stdio_record> stdio_out = reduce_module(stdio, in_job, result.shared_records);
+  const std::vector<mpiio_record> mpiio_out = reduce_module(mpiio, in_job, result.shared_records);
   result.posix_records = posix_out.size();
   result.stdio_records = stdio_out.size();
+  result.mpiio_records = mpiio_out.size();
 
   std::vector<std::vector<std::uint8_t>> heatmaps, traces;
   const std::string host = options.host.empty() ? this_host() : options.host;
@@ -190,15 +216,19 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
   for (const auto& t : traces) trace_bytes += 4 + t.size();
   log_core_options o;
   o.compression = options.compression;
-  o.module_memory_bytes = cost(posix_out.size(), sizeof(posix_record)) +
-                          cost(stdio_out.size(), sizeof(stdio_record)) + heatmap_bytes +
-                          trace_bytes;
+  o.module_memory_bytes =
+      cost(posix_out.size(), sizeof(posix_record)) + cost(stdio_out.size(), sizeof(stdio_record)) +
+      cost(mpiio_out.size(), sizeof(mpiio_record)) + heatmap_bytes + trace_bytes;
   o.name_memory_bytes = name_bytes;
   log_core core(o);
   core.register_module(posix_log_module_name, posix_log_module_id, posix_log_module_version,
                        cost(posix_out.size(), sizeof(posix_record)));
   core.register_module(stdio_log_module_name, stdio_log_module_id, stdio_log_module_version,
                        cost(stdio_out.size(), sizeof(stdio_record)));
+  if (!mpiio_out.empty() || (result.partial_modules >> darshan::MPIIO_MOD & 1) != 0) {
+    core.register_module(mpiio_log_module_name, mpiio_log_module_id, mpiio_log_module_version,
+                         cost(mpiio_out.size(), sizeof(mpiio_record)));
+  }
   core.register_module(heatmap_log_module_name, heatmap_log_module_id, heatmap_log_module_version,
                        heatmap_bytes);
   if (!traces.empty() || (result.partial_modules >> darshan::DXT_POSIX_MOD & 1) != 0) {
@@ -207,6 +237,7 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
   }
   for (const auto& r : posix_out) core.add_record(posix_log_module_id, &r, sizeof r);
   for (const auto& r : stdio_out) core.add_record(stdio_log_module_id, &r, sizeof r);
+  for (const auto& r : mpiio_out) core.add_record(mpiio_log_module_id, &r, sizeof r);
   for (const auto& h : heatmaps) core.add_record(heatmap_log_module_id, h.data(), h.size());
   for (const auto& t : traces) core.add_record(dxt_posix_log_module_id, t.data(), t.size());
   for (const auto& [id, n] : names) core.add_name_with_id(id, n);
@@ -214,6 +245,8 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     core.mark_partial(posix_log_module_id);
   if ((result.partial_modules >> darshan::STDIO_MOD & 1) != 0)
     core.mark_partial(stdio_log_module_id);
+  if ((result.partial_modules >> darshan::MPIIO_MOD & 1) != 0)
+    core.mark_partial(mpiio_log_module_id);
   if ((result.partial_modules >> darshan::DXT_POSIX_MOD & 1) != 0) {
     core.mark_partial(dxt_posix_log_module_id);
   }
@@ -240,6 +273,7 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     const segment_header& h = p.s->header;
     std::string v = std::to_string(p.rank) + " " + std::to_string(h.pid) + " " +
                     std::string(h.exe, strnlen(h.exe, sizeof h.exe));
+    if (h.mpi_rank >= 0) v += " (MPI rank " + std::to_string(h.mpi_rank) + ")";
     if (h.fork_parent != 0) v += " forked from " + std::to_string(h.fork_parent);
     if (h.state == segment_execed) v += " (exec'd)";
     if (h.state == segment_running) v += " (did not exit)";

@@ -27,6 +27,7 @@ struct job_log_result {
   std::size_t unfinished = 0;  // processes that neither exited nor exec'd (killed)
   std::size_t posix_records = 0;
   std::size_t stdio_records = 0;
+  std::size_t mpiio_records = 0;
   std::size_t shared_records = 0;
   std::uint64_t partial_modules = 0;  // bit per Darshan module id
   std::uint64_t uncounted_calls = 0;

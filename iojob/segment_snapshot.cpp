@@ -80,11 +80,13 @@ segment_snapshot read_segment(const std::string& path) {
   segment_plan plan;
   plan.posix_capacity = h.posix_capacity;
   plan.stdio_capacity = h.stdio_capacity;
+  plan.mpiio_capacity = h.mpiio_capacity;
   plan.names_capacity = h.names_capacity;
   plan.trace_entries = h.trace_bytes == 0 ? 0 : (h.trace_bytes - 16) / sizeof(trace_segment);
   if (h.size > m.size || plan.size() > m.size || h.posix_offset != plan.posix_offset() ||
-      h.stdio_offset != plan.stdio_offset() || h.names_offset != plan.names_offset() ||
-      h.mounts_offset != plan.mounts_offset() || h.heatmaps_offset != plan.heatmaps_offset() ||
+      h.stdio_offset != plan.stdio_offset() || h.mpiio_offset != plan.mpiio_offset() ||
+      h.names_offset != plan.names_offset() || h.mounts_offset != plan.mounts_offset() ||
+      h.heatmaps_offset != plan.heatmaps_offset() ||
       (h.trace_bytes != 0 && h.trace_offset != plan.trace_offset())) {
     fail(path, "I/O segment layout does not match its file (" + std::to_string(m.size) + " bytes)");
   }
@@ -96,15 +98,22 @@ segment_snapshot read_segment(const std::string& path) {
       std::min(__atomic_load_n(&reinterpret_cast<const segment_header*>(base)->stdio_count,
                                __ATOMIC_ACQUIRE),
                h.stdio_capacity);
+  const std::uint32_t mpiio_count =
+      std::min(__atomic_load_n(&reinterpret_cast<const segment_header*>(base)->mpiio_count,
+                               __ATOMIC_ACQUIRE),
+               h.mpiio_capacity);
   const std::uint64_t names_used = std::min(
       __atomic_load_n(&reinterpret_cast<const segment_header*>(base)->names_used, __ATOMIC_ACQUIRE),
       h.names_capacity);
   copy_records(base, h.posix_offset, posix_slot_size, posix_count, s.posix, s.torn_records);
   copy_records(base, h.stdio_offset, stdio_slot_size, stdio_count, s.stdio, s.torn_records);
+  copy_records(base, h.mpiio_offset, mpiio_slot_size, mpiio_count, s.mpiio, s.torn_records);
   for (const auto& r : s.posix)
     s.posix_names.push_back(name_at(base, h, r.name_offset, names_used));
   for (const auto& r : s.stdio)
     s.stdio_names.push_back(name_at(base, h, r.name_offset, names_used));
+  for (const auto& r : s.mpiio)
+    s.mpiio_names.push_back(name_at(base, h, r.name_offset, names_used));
 
   const std::uint32_t mounts = std::min(h.mounts_count, max_mounts);
   const auto* mt = reinterpret_cast<const mount_entry*>(base + h.mounts_offset);

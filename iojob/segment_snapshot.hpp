@@ -26,8 +26,10 @@ struct segment_snapshot {
   segment_header header{};
   std::vector<posix_file> posix;
   std::vector<stdio_file> stdio;
+  std::vector<mpiio_file> mpiio;
   std::vector<std::string> posix_names;  // by record
   std::vector<std::string> stdio_names;
+  std::vector<std::string> mpiio_names;
   std::vector<mount_entry> mounts;
   std::uint64_t heatmap_origin = 0;
   std::vector<heatmap_cell> heatmap;

@@ -22,6 +22,10 @@ constexpr rank_fields stdio_fields{STDIO_FASTEST_RANK,         STDIO_FASTEST_RAN
                                    STDIO_SLOWEST_RANK,         STDIO_SLOWEST_RANK_BYTES,
                                    STDIO_F_FASTEST_RANK_TIME,  STDIO_F_SLOWEST_RANK_TIME,
                                    STDIO_F_VARIANCE_RANK_TIME, STDIO_F_VARIANCE_RANK_BYTES};
+constexpr rank_fields mpiio_fields{MPIIO_FASTEST_RANK,         MPIIO_FASTEST_RANK_BYTES,
+                                   MPIIO_SLOWEST_RANK,         MPIIO_SLOWEST_RANK_BYTES,
+                                   MPIIO_F_FASTEST_RANK_TIME,  MPIIO_F_SLOWEST_RANK_TIME,
+                                   MPIIO_F_VARIANCE_RANK_TIME, MPIIO_F_VARIANCE_RANK_BYTES};
 
 // The fastest/slowest fields every rank sets on its own record before the reduction.
 template <class Record>
@@ -72,6 +76,19 @@ std::int64_t stdio_bytes(const stdio_record& r) {
   return r.counters[STDIO_BYTES_READ] + r.counters[STDIO_BYTES_WRITTEN];
 }
 
+// The longest read and write of two records, each with its size (Darshan's "max (special
+// case)").
+template <class Record>
+void longest_calls(Record& t, const Record& in, const Record& inout, int f_read, int f_write,
+                   int read_size, int write_size) {
+  const Record& mr = in.fcounters[f_read] > inout.fcounters[f_read] ? in : inout;
+  t.fcounters[f_read] = mr.fcounters[f_read];
+  t.counters[read_size] = mr.counters[read_size];
+  const Record& mw = in.fcounters[f_write] > inout.fcounters[f_write] ? in : inout;
+  t.fcounters[f_write] = mw.fcounters[f_write];
+  t.counters[write_size] = mw.counters[write_size];
+}
+
 // posix_record_reduction_op: `in` folded into `inout`.
 posix_record reduce_pair(posix_record in, posix_record inout) {
   posix_record t{};
@@ -107,16 +124,46 @@ posix_record reduce_pair(posix_record in, posix_record inout) {
     t.fcounters[j] = in.fcounters[j] > inout.fcounters[j] ? in.fcounters[j] : inout.fcounters[j];
   for (int j = POSIX_F_READ_TIME; j <= POSIX_F_META_TIME; ++j)
     t.fcounters[j] = in.fcounters[j] + inout.fcounters[j];
-  const posix_record& mr =
-      in.fcounters[POSIX_F_MAX_READ_TIME] > inout.fcounters[POSIX_F_MAX_READ_TIME] ? in : inout;
-  t.fcounters[POSIX_F_MAX_READ_TIME] = mr.fcounters[POSIX_F_MAX_READ_TIME];
-  t.counters[POSIX_MAX_READ_TIME_SIZE] = mr.counters[POSIX_MAX_READ_TIME_SIZE];
-  const posix_record& mw =
-      in.fcounters[POSIX_F_MAX_WRITE_TIME] > inout.fcounters[POSIX_F_MAX_WRITE_TIME] ? in : inout;
-  t.fcounters[POSIX_F_MAX_WRITE_TIME] = mw.fcounters[POSIX_F_MAX_WRITE_TIME];
-  t.counters[POSIX_MAX_WRITE_TIME_SIZE] = mw.counters[POSIX_MAX_WRITE_TIME_SIZE];
+  longest_calls(t, in, inout, POSIX_F_MAX_READ_TIME, POSIX_F_MAX_WRITE_TIME,
+                POSIX_MAX_READ_TIME_SIZE, POSIX_MAX_WRITE_TIME_SIZE);
   fastest_slowest(t, in, inout, posix_fields);
   for (int j = 0; j < POSIX_EXTRA_NUM_INDICES; ++j) t.extra[j] = in.extra[j] + inout.extra[j];
+  return t;
+}
+
+double mpiio_time(const mpiio_record& r) {
+  return r.fcounters[MPIIO_F_READ_TIME] + r.fcounters[MPIIO_F_WRITE_TIME] +
+         r.fcounters[MPIIO_F_META_TIME];
+}
+std::int64_t mpiio_bytes(const mpiio_record& r) {
+  return r.counters[MPIIO_BYTES_READ] + r.counters[MPIIO_BYTES_WRITTEN];
+}
+
+// mpiio_record_reduction_op: `in` folded into `inout`.
+mpiio_record reduce_pair(mpiio_record in, mpiio_record inout) {
+  mpiio_record t{};
+  t.id = in.id;
+  t.rank = -1;
+  for (int j = MPIIO_INDEP_OPENS; j <= MPIIO_VIEWS; ++j)
+    t.counters[j] = in.counters[j] + inout.counters[j];
+  t.counters[MPIIO_MODE] = in.counters[MPIIO_MODE];
+  for (int j = MPIIO_BYTES_READ; j <= MPIIO_RW_SWITCHES; ++j)
+    t.counters[j] = in.counters[j] + inout.counters[j];
+  for (int j = MPIIO_SIZE_READ_AGG_0_100; j <= MPIIO_SIZE_WRITE_AGG_1G_PLUS; ++j)
+    t.counters[j] = in.counters[j] + inout.counters[j];
+  merge_common_values(&inout.counters[MPIIO_ACCESS1_ACCESS], &inout.counters[MPIIO_ACCESS1_COUNT],
+                      &in.counters[MPIIO_ACCESS1_ACCESS], &in.counters[MPIIO_ACCESS1_COUNT]);
+  for (int j = 0; j < 8; ++j)
+    t.counters[MPIIO_ACCESS1_ACCESS + j] = inout.counters[MPIIO_ACCESS1_ACCESS + j];
+  for (int j = MPIIO_F_OPEN_START_TIMESTAMP; j <= MPIIO_F_CLOSE_START_TIMESTAMP; ++j)
+    t.fcounters[j] = min_non_zero(in.fcounters[j], inout.fcounters[j]);
+  for (int j = MPIIO_F_OPEN_END_TIMESTAMP; j <= MPIIO_F_CLOSE_END_TIMESTAMP; ++j)
+    t.fcounters[j] = in.fcounters[j] > inout.fcounters[j] ? in.fcounters[j] : inout.fcounters[j];
+  for (int j = MPIIO_F_READ_TIME; j <= MPIIO_F_META_TIME; ++j)
+    t.fcounters[j] = in.fcounters[j] + inout.fcounters[j];
+  longest_calls(t, in, inout, MPIIO_F_MAX_READ_TIME, MPIIO_F_MAX_WRITE_TIME,
+                MPIIO_MAX_READ_TIME_SIZE, MPIIO_MAX_WRITE_TIME_SIZE);
+  fastest_slowest(t, in, inout, mpiio_fields);
   return t;
 }
 
@@ -166,6 +213,10 @@ posix_record reduce_shared(std::vector<posix_record> per_rank) {
 
 stdio_record reduce_shared(std::vector<stdio_record> per_rank) {
   return reduce_ranks(std::move(per_rank), stdio_fields, stdio_time, stdio_bytes);
+}
+
+mpiio_record reduce_shared(std::vector<mpiio_record> per_rank) {
+  return reduce_ranks(std::move(per_rank), mpiio_fields, mpiio_time, mpiio_bytes);
 }
 
 }  // namespace perfdm::io

@@ -27,6 +27,7 @@ struct index_entry {
   std::uint64_t id;
   std::int32_t posix;  // index + 1
   std::int32_t stdio;
+  std::int32_t mpiio;
   std::uint64_t name_offset;  // + 1 (0: no name yet)
 };
 index_entry* index_table = nullptr;
@@ -236,6 +237,16 @@ std::int32_t stdio_record(const char* cleaned, bool create) {
                    h.stdio_capacity, [&](std::int32_t index, const index_entry& e) {
                      std::int64_t block_size;
                      stdio_init(stdio_at(index), e.id, e.name_offset - 1,
+                                mount_of(cleaned, block_size));
+                   });
+}
+
+std::int32_t mpiio_record(const char* cleaned) {
+  segment_header& h = *g.header;
+  return record_of(cleaned, true, &index_entry::mpiio, darshan::MPIIO_MOD, h.mpiio_count,
+                   h.mpiio_capacity, [&](std::int32_t index, const index_entry& e) {
+                     std::int64_t block_size;
+                     mpiio_init(mpiio_at(index), e.id, e.name_offset - 1,
                                 mount_of(cleaned, block_size));
                    });
 }

@@ -4,7 +4,7 @@
 // record in the segment: unless the module is full (then the module is marked partial, even
 // for a name that would have been left out, as Darshan's core checks room first), the name is
 // excluded, or the name area is full (partial too). One name entry per file, shared by its
-// POSIX and STDIO records. Calls hold the registry lock, which fork also takes.
+// POSIX, STDIO and MPI-IO records. Calls hold the registry lock, which fork also takes.
 #pragma once
 
 #include <stdio.h>
@@ -29,6 +29,7 @@ bool clean_name(int dirfd, const char* path, char* out, std::size_t size);
 // counted. `create` false: only an existing record (rename's source).
 std::int32_t posix_record(const char* cleaned, bool create = true);
 std::int32_t stdio_record(const char* cleaned, bool create = true);
+std::int32_t mpiio_record(const char* cleaned);
 
 // The name of a POSIX or STDIO record (NUL-terminated, in the segment).
 const char* posix_name(std::int32_t index);

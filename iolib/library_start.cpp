@@ -167,6 +167,9 @@ segment_header* create_segment() {
   h->posix_capacity = plan.posix_capacity;
   h->stdio_offset = plan.stdio_offset();
   h->stdio_capacity = plan.stdio_capacity;
+  h->mpiio_offset = plan.mpiio_offset();
+  h->mpiio_capacity = plan.mpiio_capacity;
+  h->mpi_rank = -1;
   h->names_offset = plan.names_offset();
   h->names_capacity = plan.names_capacity;
   h->mounts_offset = plan.mounts_offset();
@@ -193,6 +196,7 @@ void use_segment(segment_header* h) {
   g.header = h;
   g.posix_base = base + h->posix_offset;
   g.stdio_base = base + h->stdio_offset;
+  g.mpiio_base = base + h->mpiio_offset;
   g.heatmaps = reinterpret_cast<heatmap_bins*>(base + h->heatmaps_offset);
   g.trace = h->trace_bytes != 0 ? reinterpret_cast<trace_area*>(base + h->trace_offset) : nullptr;
   g.pid = h->pid;
@@ -212,6 +216,12 @@ void plan_segment() {
                              records * stdio_slot_size);
   plan.posix_capacity = std::uint32_t(posix_bytes / posix_slot_size);
   plan.stdio_capacity = std::uint32_t(stdio_bytes / stdio_slot_size);
+  // MPI-IO records cost only address space in a program without MPI: the segment's pages
+  // are touched when a record is made.
+  const std::size_t mpiio_bytes =
+      grants.register_module(mpiio_log_module_name, mpiio_log_module_id, mpiio_log_module_version,
+                             records * mpiio_slot_size);
+  plan.mpiio_capacity = std::uint32_t(mpiio_bytes / mpiio_slot_size);
   plan.names_capacity = (env_number("PERFDM_IO_NAMEMEM", 4) << 20);
   if (env_flag("PERFDM_IO_TRACE")) {
     options |= option_trace;
@@ -342,7 +352,8 @@ bool start() {
   configure_exclusions();
   plan_segment();
   segment_header* h = open_job() ? create_segment() : nullptr;
-  if (h == nullptr || !registry_allocate(plan.posix_capacity + plan.stdio_capacity)) {
+  if (h == nullptr ||
+      !registry_allocate(plan.posix_capacity + plan.stdio_capacity + plan.mpiio_capacity)) {
     say("perfdm io: cannot create the I/O segment: this process is not counted\n");
     __atomic_store_n(&g.state, int(state_off), __ATOMIC_RELEASE);
     return false;

@@ -21,6 +21,7 @@ struct library_globals {
   segment_header* header;
   unsigned char* posix_base;
   unsigned char* stdio_base;
+  unsigned char* mpiio_base;
   heatmap_bins* heatmaps;
   trace_area* trace;             // null unless the trace is on
   std::uint64_t alignment_mask;  // mem_alignment - 1 when it is a power of two
@@ -85,6 +86,10 @@ inline posix_file& posix_at(std::int32_t index) {
 }
 inline stdio_file& stdio_at(std::int32_t index) {
   return *reinterpret_cast<stdio_file*>(g.stdio_base + std::size_t(index) * stdio_slot_size);
+}
+
+inline mpiio_file& mpiio_at(std::int32_t index) {
+  return *reinterpret_cast<mpiio_file*>(g.mpiio_base + std::size_t(index) * mpiio_slot_size);
 }
 
 // A call made while the thread was inside the library (a signal handler's) is not counted:

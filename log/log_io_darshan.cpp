@@ -17,8 +17,8 @@ namespace perfdm {
 namespace {
 
 bool is_io_module(std::uint32_t id) {
-  return id == posix_log_module_id || id == stdio_log_module_id || id == heatmap_log_module_id ||
-         id == dxt_posix_log_module_id;
+  return id == posix_log_module_id || id == stdio_log_module_id || id == mpiio_log_module_id ||
+         id == heatmap_log_module_id || id == dxt_posix_log_module_id;
 }
 
 // perfdm's module id of a name given to --module (perfdm's or Darshan's), 0 when none.
@@ -27,6 +27,7 @@ std::uint32_t io_module_named(std::string name) {
                  [](unsigned char c) { return char(std::tolower(c)); });
   if (name == "posix") return posix_log_module_id;
   if (name == "stdio") return stdio_log_module_id;
+  if (name == "mpiio" || name == "mpi-io") return mpiio_log_module_id;
   if (name == "heatmap") return heatmap_log_module_id;
   if (name == "dxt_posix") return dxt_posix_log_module_id;
   return 0;
@@ -35,6 +36,7 @@ std::uint32_t io_module_named(std::string name) {
 int darshan_module_of(std::uint32_t id) {
   if (id == posix_log_module_id) return darshan::POSIX_MOD;
   if (id == stdio_log_module_id) return darshan::STDIO_MOD;
+  if (id == mpiio_log_module_id) return darshan::MPIIO_MOD;
   if (id == heatmap_log_module_id) return darshan::HEATMAP_MOD;
   return darshan::DXT_POSIX_MOD;
 }
@@ -81,7 +83,8 @@ void write_io_log_as_darshan(const std::string& perfdm_log, const std::string& d
   for (const auto& m : modules) {
     const std::uint32_t id = io_module_named(m);
     if (id == 0)
-      throw log_error("--module " + m + ": not an I/O module (posix, stdio, heatmap, dxt_posix)");
+      throw log_error("--module " + m +
+                      ": not an I/O module (posix, stdio, mpiio, heatmap, dxt_posix)");
     wanted.insert(id);
   }
   std::vector<const log_region*> io;
@@ -92,7 +95,8 @@ void write_io_log_as_darshan(const std::string& perfdm_log, const std::string& d
     if (r.id == logfmt::region_names) names = &r;
     if (is_io_module(r.id) && (wanted.empty() || wanted.count(r.id))) io.push_back(&r);
   }
-  if (io.empty()) throw log_error("no I/O module (posix, stdio, heatmap, dxt_posix) to convert");
+  if (io.empty())
+    throw log_error("no I/O module (posix, stdio, mpiio, heatmap, dxt_posix) to convert");
   // Darshan orders regions by its module ids.
   std::sort(io.begin(), io.end(), [](const log_region* a, const log_region* b) {
     return darshan_module_of(a->id) < darshan_module_of(b->id);
@@ -113,6 +117,9 @@ void write_io_log_as_darshan(const std::string& perfdm_log, const std::string& d
         w.add_bytes(&rec, darshan::posix_record_size);
       } else if (module == darshan::STDIO_MOD) {
         const log_stdio_record rec = decode_stdio_record(p, n);
+        w.add_bytes(&rec, sizeof rec);
+      } else if (module == darshan::MPIIO_MOD) {
+        const log_mpiio_record rec = decode_mpiio_record(p, n);
         w.add_bytes(&rec, sizeof rec);
       } else if (module == darshan::HEATMAP_MOD) {
         const log_heatmap_record h = decode_heatmap_record(p, n);

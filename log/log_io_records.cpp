@@ -32,6 +32,10 @@ log_stdio_record decode_stdio_record(const std::uint8_t* data, std::size_t size)
   return decode_fixed<log_stdio_record>(data, size, sizeof(log_stdio_record), "STDIO");
 }
 
+log_mpiio_record decode_mpiio_record(const std::uint8_t* data, std::size_t size) {
+  return decode_fixed<log_mpiio_record>(data, size, sizeof(log_mpiio_record), "MPI-IO");
+}
+
 void encode_heatmap_record(const log_heatmap_record& r, std::vector<std::uint8_t>& out) {
   byte_sink s(out);
   s.u64(r.id);
@@ -131,6 +135,17 @@ void print_io_stdio(const log_record_view& record, log_row_sink& sink) {
   }
   for (int i = 0; i < darshan::STDIO_F_NUM_INDICES; ++i) {
     sink.row(r.id, darshan::stdio_f_counter_names[i], log_value::of(r.fcounters[i]));
+  }
+}
+
+void print_io_mpiio(const log_record_view& record, log_row_sink& sink) {
+  const log_mpiio_record r = decode_mpiio_record(record.data, record.size);
+  sink.row(r.id, "rank", log_value::of(r.rank));
+  for (int i = 0; i < darshan::MPIIO_NUM_INDICES; ++i) {
+    sink.row(r.id, darshan::mpiio_counter_names[i], log_value::of(r.counters[i]));
+  }
+  for (int i = 0; i < darshan::MPIIO_F_NUM_INDICES; ++i) {
+    sink.row(r.id, darshan::mpiio_f_counter_names[i], log_value::of(r.fcounters[i]));
   }
 }
 

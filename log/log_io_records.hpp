@@ -43,6 +43,15 @@ struct log_stdio_record {
 };
 static_assert(sizeof(log_stdio_record) == darshan::stdio_record_size);
 
+// Darshan's MPI-IO record (560 bytes).
+struct log_mpiio_record {
+  std::uint64_t id;
+  std::int64_t rank;
+  std::int64_t counters[darshan::MPIIO_NUM_INDICES];
+  double fcounters[darshan::MPIIO_F_NUM_INDICES];
+};
+static_assert(sizeof(log_mpiio_record) == darshan::mpiio_record_size);
+
 // One process's heatmap of one API: {u64 id, i64 rank, f64 bin width (s), i64 nbins, i64
 // write bins[nbins], i64 read bins[nbins]} (Darshan's record without its two pointers).
 struct log_heatmap_record {
@@ -74,6 +83,7 @@ struct log_trace_record {
 // Decoders: throw log_error for a payload of the wrong size.
 log_posix_record decode_posix_record(const std::uint8_t* data, std::size_t size);
 log_stdio_record decode_stdio_record(const std::uint8_t* data, std::size_t size);
+log_mpiio_record decode_mpiio_record(const std::uint8_t* data, std::size_t size);
 void encode_heatmap_record(const log_heatmap_record& r, std::vector<std::uint8_t>& out);
 log_heatmap_record decode_heatmap_record(const std::uint8_t* data, std::size_t size);
 void encode_trace_record(const log_trace_record& r, std::vector<std::uint8_t>& out);
@@ -82,6 +92,7 @@ log_trace_record decode_trace_record(const std::uint8_t* data, std::size_t size)
 // `perfdm log` printers of the modules.
 void print_io_posix(const log_record_view& record, log_row_sink& sink);
 void print_io_stdio(const log_record_view& record, log_row_sink& sink);
+void print_io_mpiio(const log_record_view& record, log_row_sink& sink);
 void print_io_heatmap(const log_record_view& record, log_row_sink& sink);
 void print_io_trace(const log_record_view& record, log_row_sink& sink);
 

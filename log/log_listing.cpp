@@ -90,22 +90,11 @@ int run_io_log_as_darshan(const log_command_options& options, std::ostream& out,
   ::close(fd);
   int rc = 1;
   try {
-    std::vector<std::string> modules;
-    for (const auto& m : options.modules) {
-      std::string l = m;
-      std::transform(l.begin(), l.end(), l.begin(),
-                     [](unsigned char c) { return char(std::tolower(c)); });
-      if (l != "mpiio" && l != "mpi-io") modules.push_back(m);  // no MPI-IO records yet
-    }
-    if (modules.empty() && !options.modules.empty()) {
-      err << "perfdm log: " << options.file << ": the log has no MPI-IO module\n";
-    } else {
-      write_io_log_as_darshan(options.file, path, modules);
-      log_command_options d = options;
-      d.file = path;
-      d.modules.clear();
-      rc = run_darshan_log_command(d, out, err);
-    }
+    write_io_log_as_darshan(options.file, path, options.modules);
+    log_command_options d = options;
+    d.file = path;
+    d.modules.clear();
+    rc = run_darshan_log_command(d, out, err);
   } catch (const std::exception& e) {
     err << "perfdm log: " << options.file << ": " << e.what() << '\n';
   }

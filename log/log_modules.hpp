@@ -17,6 +17,7 @@
   X(19, pc, 1, print_log_counters)       \
   X(20, posix, 1, print_io_posix)        \
   X(21, stdio, 1, print_io_stdio)        \
+  X(22, mpiio, 1, print_io_mpiio)        \
   X(23, heatmap, 1, print_io_heatmap)    \
   X(24, dxt_posix, 1, print_io_trace)
 
