@@ -2,12 +2,16 @@
 # perfdm io against Darshan 3.5.0 on Debian programs (bench/RESULTS.md): each program runs
 # under Darshan's LD_PRELOAD library and under `perfdm io --darshan-only` on the same fresh
 # input; darshan-parser prints both logs (perfdm's through --darshan-log); every counter of
-# every POSIX and STDIO record Darshan has is compared with perfdm's record of the same file:
+# every POSIX, STDIO and MPI-IO record Darshan has is compared with perfdm's record of the same
+# file (same module, rank and name):
 # counts equal, timers and timestamps within measurement noise (the larger of 50 ms and half
 # the value), record ids equal. Not part of the default test run (it needs Darshan built:
-# ../shared/peers/build-darshan.sh PREFIX).
+# ../shared/peers/build-darshan.sh PREFIX; the mpiio program needs the --mpi build).
 # usage: scripts/compare-darshan.sh BUILD_DIR [DARSHAN_PREFIX] [PROGRAM...]
-#   PROGRAM: fio-psync fio-sync fio-posixaio sqlite3 gzip tar-x h5repack nccopy (default: all)
+#   PROGRAM: fio-psync fio-sync fio-posixaio sqlite3 gzip tar-x h5repack nccopy (default: all),
+#   or mpiio: BUILD_DIR/tests/mpiio_calls under `mpirun -np 4` (tests/io/mpiio_calls.c), with
+#   Darshan's MPI build (DARSHAN_PREFIX, e.g. /opt/darshan-mpi) and its libdarshan.so preloaded
+#   into the ranks, and under `perfdm io -- mpirun`
 set -euo pipefail
 build=$(cd "${1:?usage: compare-darshan.sh BUILD_DIR [DARSHAN_PREFIX] [PROGRAM...]}" && pwd)
 darshan=${2:-/opt/darshan}
@@ -54,6 +58,7 @@ command_of() {
     tar-x) echo "tar xf $work/in/tree.tar -C $d" ;;
     h5repack) echo "h5repack -f GZIP=1 $d/data.h5 $d/out.h5" ;;
     nccopy) echo "nccopy $d/classic.nc $d/copy.nc" ;;
+    mpiio) echo "mpirun --allow-run-as-root --oversubscribe -np 4 $build/tests/mpiio_calls $d" ;;
   esac
 }
 
@@ -70,8 +75,15 @@ for p in "${programs[@]}"; do
   d=$work/run
   # Darshan.
   prepare "$d"; mkdir -p "$work/dlog"; rm -f "$work/dlog"/*
-  (cd "$d" && env LD_PRELOAD="$darshan/lib/libdarshan.so" DARSHAN_ENABLE_NONMPI=1 \
-     DARSHAN_LOG_DIR_PATH="$work/dlog" $(command_of "$p" "$d") > /dev/null 2>&1) || true
+  if [[ $p == mpiio ]]; then
+    # Darshan's MPI library in the ranks only (mpirun itself is no rank of Darshan's job).
+    (cd "$d" && env DARSHAN_LOG_DIR_PATH="$work/dlog" mpirun --allow-run-as-root --oversubscribe \
+       -np 4 -x LD_PRELOAD="$darshan/lib/libdarshan.so" -x DARSHAN_LOG_DIR_PATH \
+       "$build/tests/mpiio_calls" "$d" > /dev/null 2>&1) || true
+  else
+    (cd "$d" && env LD_PRELOAD="$darshan/lib/libdarshan.so" DARSHAN_ENABLE_NONMPI=1 \
+       DARSHAN_LOG_DIR_PATH="$work/dlog" $(command_of "$p" "$d") > /dev/null 2>&1) || true
+  fi
   "$parser" --show-incomplete "$work"/dlog/*.darshan > "$work/darshan.txt"
   # perfdm.
   prepare "$d"
@@ -88,7 +100,7 @@ def records(path):
         if line.startswith("#") or "\t" not in line:
             continue
         f = line.rstrip("\n").split("\t")
-        if len(f) < 6 or f[0] not in ("POSIX", "STDIO"):
+        if len(f) < 6 or f[0] not in ("POSIX", "STDIO", "MPI-IO"):
             continue
         recs.setdefault((f[0], f[1], f[5]), {})[f[3]] = (f[4], f[2])
     return recs

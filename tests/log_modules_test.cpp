@@ -1,13 +1,14 @@
 // The log's module table (log/log_modules.hpp) and each module's counter list, checked
 // against the table of docs/LOG-FORMAT.md §6.5, so that code and document do not drift apart,
 // and the printers the table registers.
+#include "log/log_modules.hpp"
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
 #include <regex>
 #include <string>
 
-#include "log/log_modules.hpp"
 #include "log/modules/dm_log_module.hpp"
 #include "log/modules/frames_log_module.hpp"
 #include "log/modules/native_log_module.hpp"
@@ -79,13 +80,12 @@ TEST_CASE("the module table matches docs/LOG-FORMAT.md: ids, versions, counter n
   for (const char* c : posix_extra_counter_names) CHECK(mentions(rows.at("posix").records, c));
 }
 
-TEST_CASE("the module table registers a printer per module, none for other ids",
-          "[log][modules]") {
+TEST_CASE("the module table registers a printer per module, none for other ids", "[log][modules]") {
   log_printer_registry r;
   add_log_module_printers(r);
   for (auto id : {dm_log_module_id, frames_log_module_id, native_log_module_id, pc_log_module_id,
-                  posix_log_module_id, stdio_log_module_id, heatmap_log_module_id,
-                  dxt_posix_log_module_id}) {
+                  posix_log_module_id, stdio_log_module_id, mpiio_log_module_id,
+                  heatmap_log_module_id, dxt_posix_log_module_id}) {
     INFO("module " << id);
     REQUIRE(r.find(id) != nullptr);
     CHECK(r.find(id)->max_version == 1);
