@@ -94,6 +94,15 @@ for p in "${programs[@]}"; do
 import sys
 prog, dfile, pfile, out = sys.argv[1:5]
 
+import re
+
+# Open MPI names its shared-file-pointer files after mpirun's pid (/tmp/ompi.HOST.UID/pid.P/...
+# FILE_cid-C-P.sm), which differs between the two runs: such names are compared with the pids
+# left out, and their record ids (hashes of the names) are not compared.
+def same_file(name):
+    n = re.sub(r"/pid\.\d+/", "/pid.N/", name)
+    return re.sub(r"(_cid-(?:-1|\d+))-(\d{4,})\.sm$", r"\1-N.sm", n)
+
 def records(path):
     recs = {}
     for line in open(path, errors="surrogateescape"):
@@ -102,11 +111,15 @@ def records(path):
         f = line.rstrip("\n").split("\t")
         if len(f) < 6 or f[0] not in ("POSIX", "STDIO", "MPI-IO"):
             continue
-        recs.setdefault((f[0], f[1], f[5]), {})[f[3]] = (f[4], f[2])
+        name = same_file(f[5])
+        rid = f[2] if name == f[5] else "(pid in the name)"
+        recs.setdefault((f[0], f[1], name), {})[f[3]] = (f[4], rid)
     return recs
 
 d, p = records(dfile), records(pfile)
-timing = ("MAX_READ_TIME_SIZE", "MAX_WRITE_TIME_SIZE", "FASTEST_RANK", "SLOWEST_RANK")
+# Which call was longest, and which rank was fastest or slowest (with its bytes), follow timing.
+timing = ("MAX_READ_TIME_SIZE", "MAX_WRITE_TIME_SIZE", "FASTEST_RANK", "SLOWEST_RANK",
+          "FASTEST_RANK_BYTES", "SLOWEST_RANK_BYTES")
 compared = equal = counts = timers = lacking = 0
 lines = []
 for key, cs in sorted(d.items()):
