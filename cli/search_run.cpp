@@ -43,10 +43,6 @@ std::string search_request_xml(const search_command_options& o) {
   return print_request("DM", caf::make_message(std::move(r)));
 }
 
-std::string watch_xml(int pid) {
-  return print_request("DM", caf::make_message(watch_request{pid}));
-}
-
 // Waits until `n` daemons of the tree (TOPOLOGY: straight below this engine or behind relays)
 // watch a process each, at most `seconds`.
 void wait_for_daemons(session& s, int n, double seconds, std::ostream& err) {
@@ -148,7 +144,7 @@ std::optional<search_outcome> run_search(session& s, const search_command_option
     err << "perfdm search: " << launched
         << " launches MPI ranks: searching the ranks, not the launcher\n";
   for (auto pid : pids) {
-    s.run_line(watch_xml(pid), [&](const session_line& l) {
+    s.run_line(print_dm_request(watch_request{pid}), [&](const session_line& l) {
       handle(l);
       watch_reply(l);
     });
@@ -178,7 +174,7 @@ std::optional<search_outcome> run_search(session& s, const search_command_option
       // A descendant may be gone before its WATCH: no error for that.
       if (++ticks % 4 == 0)
         for (auto pid : descendants.look(program->descendants()))
-          s.run_line(watch_xml(pid), watch_reply);
+          s.run_line(print_dm_request(watch_request{pid}), watch_reply);
     } else if (!pids.empty() && std::none_of(pids.begin(), pids.end(), proc::process_alive)) {
       r.all_gone = true;
       break;

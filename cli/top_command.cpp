@@ -29,12 +29,6 @@ namespace perfdm {
 
 namespace {
 
-// A request to the data manager, as the session reads it.
-template <class Request>
-std::string dm_xml(Request request) {
-  return print_request("DM", caf::make_message(std::move(request)));
-}
-
 template <class Reply>
 std::optional<Reply> ask(session& s, const std::string& xml) {
   std::optional<Reply> out;
@@ -102,12 +96,12 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     }
   };
   for (auto pid : pids) {
-    s.run_line(dm_xml(watch_request{pid}), check);
+    s.run_line(print_dm_request(watch_request{pid}), check);
     if (refused) return 1;
   }
   if (o.search) {
-    s.run_line(dm_xml(open_stream{}), check);
-    s.run_line(dm_xml(search_request{}), check);  // GLOBAL, START
+    s.run_line(print_dm_request(open_stream{}), check);
+    s.run_line(print_dm_request(search_request{}), check);  // GLOBAL, START
   }
   if (program) program->release();
 
@@ -133,9 +127,9 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     // A descendant may be gone before its WATCH: no error for that.
     if (program && !exit_status && ++ticks % 4 == 0)
       for (auto pid : descendants.look(program->descendants()))
-        if (auto r = ask<process_info>(s, dm_xml(watch_request{pid}))) pids.push_back(r->pid);
+        if (auto r = ask<process_info>(s, print_dm_request(watch_request{pid}))) pids.push_back(r->pid);
     for (auto pid : pids)
-      if (auto r = ask<stacks_report>(s, dm_xml(stacks_request{pid}))) model.stacks(*r);
+      if (auto r = ask<stacks_report>(s, print_dm_request(stacks_request{pid}))) model.stacks(*r);
     auto now = std::chrono::steady_clock::now();
     double t = std::chrono::duration<double>(now - start).count();
     if (o.seconds > 0 && t >= o.seconds) break;
@@ -144,8 +138,8 @@ int run_top_command(const top_command_options& o, std::ostream& out, std::ostrea
     if (now >= next_refresh) {
       next_refresh = now + std::chrono::seconds(1);
       for (auto pid : pids)
-        if (auto r = ask<cpu_profile_report>(s, dm_xml(profile_request{pid}))) model.profile(*r);
-      if (auto f = ask<findings_reply>(s, dm_xml(findings_request{}))) {
+        if (auto r = ask<cpu_profile_report>(s, print_dm_request(profile_request{pid}))) model.profile(*r);
+      if (auto f = ask<findings_reply>(s, print_dm_request(findings_request{}))) {
         last_findings.clear();
         for (auto& x : f->findings) last_findings.push_back(x.text);
         model.findings(last_findings);

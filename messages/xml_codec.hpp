@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include <caf/error.hpp>
+#include <caf/make_message.hpp>
 #include <caf/message.hpp>
 
 namespace perfdm {
@@ -32,6 +33,12 @@ parsed_request parse_flame_argument(std::int32_t pid, const std::string& command
 
 // The canonical line for a request struct; parse_request() of it gives the struct back.
 std::string print_request(const std::string& target, const caf::message& request);
+
+// The canonical line for a request to the data manager (target "DM").
+template <class Request>
+std::string print_dm_request(Request request) {
+  return print_request("DM", caf::make_message(std::move(request)));
+}
 
 // `<DYPER_REPLY ID='target'>...</DYPER_REPLY>` for a reply struct.
 std::string print_reply(const std::string& target, const caf::message& reply);
