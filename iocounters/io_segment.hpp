@@ -93,8 +93,9 @@ struct segment_header {
   std::uint64_t mpiio_offset;
   std::uint32_t mpiio_capacity;
   std::uint32_t mpiio_count;
-  // The process's rank in MPI_COMM_WORLD and the world's size, set at its first MPI-IO call
-  // (-1 and 0 until then, and in a program without MPI): the rank Darshan gives its records.
+  // The process's rank in MPI_COMM_WORLD and the world's size, set when MPI_Init returns (or
+  // at its first MPI-IO call; -1 and 0 until then, and in a program without MPI): the rank
+  // Darshan gives its records.
   std::int32_t mpi_rank;
   std::int32_t mpi_size;
   std::uint64_t names_offset;

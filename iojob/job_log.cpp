@@ -45,29 +45,24 @@ std::int64_t last_call_ns(const segment_snapshot& s, const tick_calibration& c) 
 }
 
 // Records of one module from every process, by id in order of first appearance, reduced to
-// one of rank -1 when every process of the job has the file (and there is more than one).
-// `in_job[i]` says whether process i is one of the job's processes: in an MPI run, the ranks
-// (Darshan's job is MPI_COMM_WORLD: mpirun and the programs it starts before MPI_Init are not
-// ranks); otherwise every process.
+// one of rank -1 when each of the job's `ranks` processes has the file (and there is more
+// than one).
 template <class Record>
 std::vector<Record> reduce_module(const std::vector<std::vector<Record>>& per_process,
-                                  const std::vector<bool>& in_job, std::size_t& shared) {
+                                  std::size_t ranks, std::size_t& shared) {
   std::vector<Record> out;
-  std::size_t n = 0;
-  for (const bool b : in_job) n += b ? 1 : 0;
-  if (n <= 1) {
+  if (ranks <= 1) {
     for (const auto& list : per_process) out.insert(out.end(), list.begin(), list.end());
     return out;
   }
   std::unordered_map<std::uint64_t, std::size_t> holders;
-  for (std::size_t i = 0; i < per_process.size(); ++i) {
-    if (!in_job[i]) continue;
-    for (const auto& r : per_process[i]) ++holders[r.id];
+  for (const auto& list : per_process) {
+    for (const auto& r : list) ++holders[r.id];
   }
   std::map<std::uint64_t, std::vector<Record>> everywhere;
-  for (std::size_t i = 0; i < per_process.size(); ++i) {
-    for (const auto& r : per_process[i]) {
-      if (in_job[i] && holders[r.id] == n) {
+  for (const auto& list : per_process) {
+    for (const auto& r : list) {
+      if (holders[r.id] == ranks) {
         everywhere[r.id].push_back(r);
       } else {
         out.push_back(r);
@@ -93,6 +88,36 @@ bool forked_and_idle(const segment_snapshot& s) {
   return s.mpiio.empty();
 }
 
+// What a process outside an MPI job's ranks (mpirun, its daemons, the forks before they exec
+// a rank) counted, for the job record: "PID FILES BYTES_READ BYTES_WRITTEN EXE[ notes]".
+std::string outside_ranks_line(const segment_snapshot& s, const time_base& time) {
+  std::size_t files = 0;
+  std::int64_t read = 0, written = 0;
+  for (const auto& f : s.posix) {
+    if (!used_in_child(f)) continue;
+    const posix_record r = to_record(f, 0, time);
+    ++files;
+    read += r.counters[darshan::POSIX_BYTES_READ];
+    written += r.counters[darshan::POSIX_BYTES_WRITTEN];
+  }
+  for (const auto& f : s.stdio) {
+    if (!used_in_child(f)) continue;
+    const stdio_record r = to_record(f, 0, time);
+    if (unused_standard_stream(r)) continue;
+    ++files;
+    read += r.counters[darshan::STDIO_BYTES_READ];
+    written += r.counters[darshan::STDIO_BYTES_WRITTEN];
+  }
+  const segment_header& h = s.header;
+  std::string v = std::to_string(h.pid) + " " + std::to_string(files) + " " + std::to_string(read) +
+                  " " + std::to_string(written) + " " +
+                  std::string(h.exe, strnlen(h.exe, sizeof h.exe));
+  if (h.fork_parent != 0) v += " forked from " + std::to_string(h.fork_parent);
+  if (h.state == segment_execed) v += " (exec'd)";
+  if (h.state == segment_running) v += " (did not exit)";
+  return v;
+}
+
 std::string this_host() {
   char h[256] = {};
   if (gethostname(h, sizeof h - 1) != 0) return "";
@@ -112,16 +137,19 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     if (job_start == 0 || s.header.start_realtime_ns < job_start)
       job_start = s.header.start_realtime_ns;
   }
-  // In an MPI run the ranks are MPI's (Darshan's records carry the MPI_COMM_WORLD rank); the
-  // other processes follow them.
+  // In an MPI run the processes of the log are the ranks of MPI_COMM_WORLD, as Darshan's:
+  // the processes that initialised MPI, with their rank. The others (mpirun, its daemons,
+  // the forks before they exec a rank, a shell around mpirun) are no ranks: their records
+  // stay out of the log, which says what they counted (outside_ranks).
   std::int64_t mpi_ranks = 0;
   for (const auto& s : segments) {
-    if (!forked_and_idle(s) && s.header.mpi_rank >= 0)
-      mpi_ranks = std::max<std::int64_t>(mpi_ranks, std::int64_t(s.header.mpi_rank) + 1);
+    if (forked_and_idle(s) || s.header.mpi_rank < 0) continue;
+    mpi_ranks = std::max<std::int64_t>(
+        mpi_ranks, std::max<std::int64_t>(s.header.mpi_size, std::int64_t(s.header.mpi_rank) + 1));
   }
   std::vector<process> procs;
-  std::vector<bool> in_job;
-  std::int64_t next_rank = mpi_ranks;
+  std::vector<std::string> outside;
+  std::int64_t next_rank = 0;
   std::int64_t job_end = job_start;
   for (const auto& s : segments) {
     const segment_header& h = s.header;
@@ -130,20 +158,25 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     process p;
     p.s = &s;
     p.rank = h.mpi_rank >= 0 ? std::int64_t(h.mpi_rank) : next_rank++;
-    in_job.push_back(mpi_ranks == 0 || h.mpi_rank >= 0);
     p.time.clock = tick_calibration::from(
         h.start_ticks, h.start_realtime_ns, finished ? h.end_ticks : now_ticks,
         finished ? h.end_realtime_ns : now_ns, tick_kind(h.tick_kind));
     p.time.job_start_ns = job_start;
     p.end_ns = finished ? h.end_realtime_ns : last_call_ns(s, p.time.clock);
+    job_end = std::max(job_end, p.end_ns);  // the run's end: mpirun's, in an MPI run
+    if (mpi_ranks > 0 && h.mpi_rank < 0) {
+      outside.push_back(outside_ranks_line(s, p.time));
+      continue;
+    }
     if (!finished) ++result.unfinished;
-    job_end = std::max(job_end, p.end_ns);
     result.partial_modules |= h.partial;
     result.uncounted_calls += h.uncounted;
     result.torn_records += s.torn_records;
     procs.push_back(p);
   }
+  result.outside_ranks = outside.size();
   result.processes = procs.size();
+  const std::size_t ranks = mpi_ranks > 0 ? std::size_t(mpi_ranks) : procs.size();
   const double end_seconds = double(job_end - job_start) * 1e-9;
 
   // Records in Darshan's form, per process; names by id.
@@ -172,9 +205,9 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
       names.emplace(p.s->mpiio[k].id, p.s->mpiio_names[k]);
     }
   }
-  const std::vector<posix_record> posix_out = reduce_module(posix, in_job, result.shared_records);
-  const std::vector<stdio_record> stdio_out = reduce_module(stdio, in_job, result.shared_records);
-  const std::vector<mpiio_record> mpiio_out = reduce_module(mpiio, in_job, result.shared_records);
+  const std::vector<posix_record> posix_out = reduce_module(posix, ranks, result.shared_records);
+  const std::vector<stdio_record> stdio_out = reduce_module(stdio, ranks, result.shared_records);
+  const std::vector<mpiio_record> mpiio_out = reduce_module(mpiio, ranks, result.shared_records);
   result.posix_records = posix_out.size();
   result.stdio_records = stdio_out.size();
   result.mpiio_records = mpiio_out.size();
@@ -262,7 +295,7 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     job.command_line.assign(h.command_line, strnlen(h.command_line, sizeof h.command_line));
   }
   job.metadata.emplace_back("lib", "perfdm io");
-  job.metadata.emplace_back("nprocs", std::to_string(procs.size()));
+  job.metadata.emplace_back("nprocs", std::to_string(ranks));
   for (const auto& s : segments) {
     if (s.mounts.empty()) continue;
     for (const auto& m : s.mounts)
@@ -280,6 +313,7 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     job.metadata.emplace_back("process", v);
     job.pids.push_back(std::uint64_t(h.pid));
   }
+  for (const auto& v : outside) job.metadata.emplace_back("outside_ranks", v);
   if (result.uncounted_calls != 0) {
     job.metadata.emplace_back("uncounted_calls", std::to_string(result.uncounted_calls));
   }

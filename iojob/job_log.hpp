@@ -1,8 +1,10 @@
 // One log for a whole run: the processes' segments reduced as Darshan's shutdown does
 // (darshan-runtime/lib/darshan-core.c, darshan_core_shutdown) and written as a perfdm log
 // (docs/LOG-FORMAT.md) with the I/O modules (log/log_io_records.hpp). Processes are ranks in
-// the order they started; with more than one, a file every process had becomes one record of
-// rank -1 (shared_reduction.hpp), the others stay per rank. A process's ticks become seconds
+// the order they started, except in an MPI run, where the ranks are MPI_COMM_WORLD's and the
+// processes that did not initialise MPI are left out (the job record lists what each counted);
+// with more than one rank, a file every rank had becomes one record of rank -1
+// (shared_reduction.hpp), the others stay per rank. A process's ticks become seconds
 // with two clock readings far apart: its start and its end (or, for a process that did not
 // exit, the time of this reduction).
 #pragma once
@@ -24,7 +26,8 @@ struct job_log_options {
 
 struct job_log_result {
   std::size_t processes = 0;
-  std::size_t unfinished = 0;  // processes that neither exited nor exec'd (killed)
+  std::size_t outside_ranks = 0;  // processes of an MPI run that are no rank (mpirun...)
+  std::size_t unfinished = 0;     // processes that neither exited nor exec'd (killed)
   std::size_t posix_records = 0;
   std::size_t stdio_records = 0;
   std::size_t mpiio_records = 0;

@@ -65,9 +65,11 @@ int (*pmpi_comm_rank)(MPI_Comm, int*);
 int (*pmpi_comm_size)(MPI_Comm, int*);
 int (*pmpi_type_size)(MPI_Datatype, int*);
 
+}  // namespace
+
 // The process's rank and the world's size, once MPI is initialised (Darshan's records carry
-// the rank in MPI_COMM_WORLD).
-void note_rank() {
+// the rank in MPI_COMM_WORLD; the job's log counts the ranks as its processes).
+void note_mpi_rank() {
   segment_header& h = *g.header;
   if (__atomic_load_n(&h.mpi_rank, __ATOMIC_RELAXED) >= 0) return;
   int initialized = 0;
@@ -83,8 +85,6 @@ void note_rank() {
   h.mpi_size = size;
   __atomic_store_n(&h.mpi_rank, rank, __ATOMIC_RELEASE);
 }
-
-}  // namespace
 
 void* mpi_symbol(const char* name) {
   void* p = dlsym(RTLD_NEXT, name);
@@ -118,7 +118,7 @@ std::int64_t mpiio_bytes(int count, MPI_Datatype datatype) {
 
 void count_mpiio_open(MPI_File fh, MPI_Comm comm, const char* filename, int amode, MPI_Info info,
                       std::uint64_t t1, std::uint64_t t2) {
-  note_rank();
+  note_mpi_rank();
   // ROMIO's file-system prefix ("ufs:/path"): the name is what follows, unless the colon is
   // the second character (a drive letter), as Darshan strips it.
   if (const char* colon = std::strchr(filename, ':'); colon != nullptr && colon > filename + 1)

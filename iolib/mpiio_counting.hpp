@@ -45,6 +45,10 @@ struct mpiio_depth {
   mpiio_depth& operator=(const mpiio_depth&) = delete;
 };
 
+// Notes the process's rank in MPI_COMM_WORLD and the world's size in its segment header, once
+// MPI is initialised (after MPI_Init, and at each MPI_File_open should MPI_Init be missed).
+void note_mpi_rank();
+
 // After a successful MPI_File_open of `filename` on `comm`.
 void count_mpiio_open(MPI_File fh, MPI_Comm comm, const char* filename, int amode, MPI_Info info,
                       std::uint64_t t1, std::uint64_t t2);

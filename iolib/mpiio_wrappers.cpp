@@ -1,5 +1,6 @@
 // The MPI-IO calls Darshan 3.5.0's MPIIO module wraps (darshan-runtime/lib/darshan-mpiio.c),
-// counted by its rules (iocounters/mpiio_file.hpp). Each is exported under its MPI_ name (the
+// counted by its rules (iocounters/mpiio_file.hpp), and MPI_Init and MPI_Init_thread, which
+// make the process a rank. Each is exported under its MPI_ name (the
 // program's C calls) and its PMPI_ name (Open MPI's Fortran bindings and tools call those),
 // as Darshan's preload library exports both; either calls libmpi's PMPI_ function. The `*_end`
 // calls of split collectives and MPI-4's large-count `_c` calls (not in Open MPI 4.1) are not
@@ -92,6 +93,23 @@ PERFDM_MPIIO_WRAP(File_write_at_all_begin,
                   (MPI_File fh, MPI_Offset at, const void* buf, int count, MPI_Datatype type),
                   return mpiio_access_call(fh, false, MPIIO_SPLIT_WRITES, count, type,
                                            [&] { return real(fh, at, buf, count, type); });)
+#undef PERFDM_MPIIO_ARGS
+
+// MPI_Init and MPI_Init_thread: a process that initialised MPI is a rank of the job, even
+// one that never calls MPI-IO (the job's log counts ranks, not mpirun and its helpers).
+#define PERFDM_MPIIO_ARGS argc, argv
+PERFDM_MPIIO_WRAP(Init, (int* argc, char*** argv), {
+  const int r = real(argc, argv);
+  if (r == MPI_SUCCESS && mpiio_counting()) note_mpi_rank();
+  return r;
+})
+#undef PERFDM_MPIIO_ARGS
+#define PERFDM_MPIIO_ARGS argc, argv, required, provided
+PERFDM_MPIIO_WRAP(Init_thread, (int* argc, char*** argv, int required, int* provided), {
+  const int r = real(argc, argv, required, provided);
+  if (r == MPI_SUCCESS && mpiio_counting()) note_mpi_rank();
+  return r;
+})
 #undef PERFDM_MPIIO_ARGS
 
 #define PERFDM_MPIIO_ARGS comm, filename, amode, info, fh

@@ -1,10 +1,15 @@
 // perfdm's I/O library in a real MPI job: `perfdm io -- mpirun -np 4 mpiio_calls DIR`
 // (tests/io/mpiio_calls.c) under Debian's Open MPI, with Darshan's MPIIO counters exact for
 // each rank's own file and for the shared file reduced to rank -1 (IO-FACTS §2.2, §3.9).
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "darshan/darshan_counters.hpp"
+#include "iojob/io_summary.hpp"
 #include "proc/program_launcher.hpp"
 #include "tests/io_test_support.hpp"
 #include "tests/skip_test.hpp"
@@ -21,11 +26,18 @@ namespace {
 // MPIIO_MODE records as the program passed them.
 constexpr std::int64_t mode_create = 1, mode_wronly = 4, mode_rdwr = 8;
 
-perfdm::io::io_log_contents mpi_job(const scratch_dir& d, run_result& r) {
+// `perfdm io [summary options] -o DIR/run.log -- mpirun -np 4 mpiio_calls DIR`.
+perfdm::io::io_log_contents mpi_job(const scratch_dir& d, run_result& r,
+                                    std::vector<std::string> summary = {"-q"}) {
   const std::string log = d / "run.log";
-  r = run({PERFDM_BINARY, "io", "-q", "-o", log, "--", perfdm::find_in_path("mpirun"),
-           "--allow-run-as-root", "--oversubscribe", "-np", "4", PERFDM_IO_MPIIO, d.path},
-          {"OMPI_MCA_rmaps_base_oversubscribe=1"}, 120);
+  std::vector<std::string> argv{PERFDM_BINARY, "io"};
+  argv.insert(argv.end(), summary.begin(), summary.end());
+  for (const std::string& a :
+       {std::string("-o"), log, std::string("--"), perfdm::find_in_path("mpirun"),
+        std::string("--allow-run-as-root"), std::string("--oversubscribe"), std::string("-np"),
+        std::string("4"), std::string(PERFDM_IO_MPIIO), d.path})
+    argv.push_back(a);
+  r = run(argv, {"OMPI_MCA_rmaps_base_oversubscribe=1"}, 120);
   INFO("perfdm io -- mpirun: " << r.err);
   REQUIRE(r.exit_code() == 0);
   return perfdm::io::read_io_log(log);
@@ -111,13 +123,146 @@ TEST_CASE("IO-FACTS 2.2: perfdm io counts an MPI-IO job's calls as Darshan's MPI
   CHECK(posix[0].rank == -1);
   CHECK(posix[0].counters[POSIX_OPENS] >= 4);
   CHECK(posix[0].counters[POSIX_BYTES_WRITTEN] > 0);
-  // mpirun is no rank: it is the first process, numbered after the 4 ranks.
-  CHECK(log.metadata("process").find("MPI rank") == std::string::npos);
-  CHECK(log.metadata("process").rfind("4 ", 0) == 0);
-  bool ranks_named = false;
-  for (const auto& [k, v] : log.job.metadata)
-    if (k == "process" && v.find("(MPI rank 3)") != std::string::npos) ranks_named = true;
-  CHECK(ranks_named);
+}
+
+TEST_CASE("io, MPI-IO: nprocs is the number of ranks, and mpirun and its helpers are none of them", "[io][mpi]") {
+  if (perfdm::find_in_path("mpirun").empty()) return skip_test("no mpirun (Debian's openmpi-bin)");
+  scratch_dir d("mpiio_ranks");
+  run_result r;
+  const auto log = mpi_job(d, r);
+  CHECK(log.metadata("nprocs") == "4");  // Darshan's: MPI_COMM_WORLD's size
+  CHECK(log.job.pids.size() == 4);
+  std::set<std::string> ranks_named;
+  std::size_t process_lines = 0, launcher_lines = 0;
+  for (const auto& [k, v] : log.job.metadata) {
+    if (k == "process") {
+      ++process_lines;
+      const auto at = v.find("(MPI rank ");
+      REQUIRE(at != std::string::npos);
+      CHECK(v.substr(0, 2) == v.substr(at + 10, 1) + " ");  // numbered by its MPI rank
+      ranks_named.insert(v.substr(at + 10, 1));
+    }
+    // "PID FILES BYTES_READ BYTES_WRITTEN EXE": mpirun (Debian's is orterun) and its forks.
+    if (k == "outside_ranks" && v.find("/orterun") != std::string::npos) ++launcher_lines;
+  }
+  CHECK(process_lines == 4);
+  CHECK(ranks_named == std::set<std::string>{"0", "1", "2", "3"});
+  CHECK(launcher_lines >= 1);
+  // No record of any module has a rank past the world's: mpirun's records are left out.
+  std::set<std::int64_t> ranks;
+  for (const auto& x : log.posix) ranks.insert(x.rank);
+  for (const auto& x : log.stdio) ranks.insert(x.rank);
+  for (const auto& x : log.mpiio) ranks.insert(x.rank);
+  CHECK(ranks.count(-1) == 1);
+  CHECK(ranks.count(3) == 1);
+  CHECK(*ranks.rbegin() == 3);
+  // The shared files are reduced over the 4 ranks alone (mpirun never opened shared.dat, so
+  // the reduction never depended on it; Open MPI's session files it shares with the ranks
+  // are now rank -1 too).
+  CHECK(records_of(log, log.posix, d / "shared.dat").at(0).rank == -1);
+}
+
+#ifdef PERFDM_PC_RULES_MPI
+TEST_CASE("io, MPI: ranks that never call MPI-IO are ranks all the same (MPI_Init)", "[io][mpi]") {
+  if (perfdm::find_in_path("mpirun").empty()) return skip_test("no mpirun (Debian's openmpi-bin)");
+  scratch_dir d("mpi_init_ranks");
+  const std::string log_path = d / "run.log";
+  const auto r = run({PERFDM_BINARY, "io", "-q", "-o", log_path, "--",
+                      perfdm::find_in_path("mpirun"), "--allow-run-as-root", "--oversubscribe",
+                      "-np", "3", PERFDM_PC_RULES_MPI, "0.2"},
+                     {"OMPI_MCA_rmaps_base_oversubscribe=1"}, 120);
+  INFO(r.err);
+  REQUIRE(r.exit_code() == 0);
+  const auto log = perfdm::io::read_io_log(log_path);
+  CHECK(log.mpiio.empty());
+  CHECK(log.metadata("nprocs") == "3");
+  std::size_t process_lines = 0, outside = 0;
+  for (const auto& [k, v] : log.job.metadata) {
+    if (k == "process" && v.find("(MPI rank ") != std::string::npos) ++process_lines;
+    if (k == "outside_ranks") ++outside;
+  }
+  CHECK(process_lines == 3);
+  CHECK(outside >= 1);  // mpirun
+}
+#endif
+
+TEST_CASE("io, MPI-IO: the summary says the job's MPI-IO and each top file's, as the log counts",
+          "[io][mpi]") {
+  if (perfdm::find_in_path("mpirun").empty()) return skip_test("no mpirun (Debian's openmpi-bin)");
+  scratch_dir d("mpiio_summary");
+  run_result r;
+  const std::string json_path = d / "summary.json";
+  const auto log = mpi_job(d, r, {"--json", "--summary", json_path, "--top", "5"});
+  std::ifstream in(json_path);
+  const auto j = nlohmann::json::parse(in);
+
+  // The expected figures, summed from the log's MPIIO records.
+  std::int64_t read = 0, written = 0, counters[MPIIO_NUM_INDICES] = {};
+  for (const auto& x : log.mpiio) {
+    for (int i = 0; i < MPIIO_NUM_INDICES; ++i) counters[i] += x.counters[i];
+  }
+  read = counters[MPIIO_BYTES_READ];
+  written = counters[MPIIO_BYTES_WRITTEN];
+  CHECK(written == 4 * (4096 + 4096 + 64) + 4 * (3 * 80 + 8));
+  CHECK(read == 4 * (4096 + 100));
+
+  CHECK(j["mpi"] == true);
+  CHECK(j["processes"] == 4);
+  const auto& m = j["mpiio"];
+  REQUIRE(m.is_object());
+  CHECK(m["ranks"] == 4);
+  CHECK(m["files"] == 5);
+  CHECK(m["bytes_written"] == written);
+  CHECK(m["bytes_read"] == read);
+  CHECK(m["writes"]["collective"] == counters[MPIIO_COLL_WRITES]);
+  CHECK(m["writes"]["split"] == counters[MPIIO_SPLIT_WRITES]);
+  CHECK(m["writes"]["independent"] == counters[MPIIO_INDEP_WRITES]);
+  CHECK(m["writes"]["nonblocking"] == counters[MPIIO_NB_WRITES]);
+  CHECK(m["reads"]["collective"] == counters[MPIIO_COLL_READS]);
+  CHECK(m["reads"]["independent"] == counters[MPIIO_INDEP_READS]);
+  CHECK(m["opens"]["collective"] == counters[MPIIO_COLL_OPENS]);
+  CHECK(m["opens"]["independent"] == counters[MPIIO_INDEP_OPENS]);
+  CHECK(m["writes"]["independent"] == 4 + 4 * 3);  // one per rank on shared.dat, 3 on its own
+  CHECK(m["write_seconds"].get<double>() > 0);
+  CHECK(j["outside_ranks"]["processes"].get<int>() >= 1);
+  CHECK(j["outside_ranks"]["programs"].get<std::string>().find("orterun") != std::string::npos);
+
+  // The shared file, first by I/O time, with its MPI-IO view: 12 of its 20 accesses collective.
+  const std::string shared = d / "shared.dat";
+  const auto s = records_of(log, log.mpiio, shared).at(0);
+  nlohmann::json file;
+  for (const auto& f : j["top"])
+    if (f["name"] == shared) file = f;
+  REQUIRE(file.is_object());
+  CHECK(file["shared"] == true);
+  CHECK(file["mpiio"]["ranks"] == 4);
+  CHECK(file["mpiio"]["bytes_written"] == s.counters[MPIIO_BYTES_WRITTEN]);
+  CHECK(file["mpiio"]["collective_share"].get<double>() == Approx(12.0 / 20));
+  CHECK(file["mpiio"]["pattern"] ==
+        "MPI-IO by 4 ranks, 60 % collective: 4 collective, 4 split collective, 4 independent "
+        "writes; 4 collective, 4 independent reads; mostly 4 KiB accesses");
+  // A rank's own file: independent only, one rank.
+  nlohmann::json own;
+  for (const auto& f : j["top"])
+    if (f["name"] == d / "rank-2.dat") own = f;
+  REQUIRE(own.is_object());
+  CHECK(own["mpiio"]["ranks"] == 1);
+  CHECK(own["mpiio"]["collective_share"] == 0.0);
+  CHECK(own["mpiio"]["writes"]["nonblocking"] == 1);
+
+  // The text the run prints, from the same log: one line first, then MPI-IO in words.
+  const std::string text = perfdm::io::summary_text(perfdm::io::summarize(log, 5));
+  INFO(text);
+  CHECK(text.rfind("4 MPI ranks, ", 0) == 0);
+  CHECK(text.find("MPI-IO: " + perfdm::io::size_in_words(written) + " written, " +
+                  perfdm::io::size_in_words(read) +
+                  " read by 4 ranks in 5 files: 4 collective, 4 split collective, 16 "
+                  "independent, 4 non-blocking writes; 4 collective, 4 independent reads\n") !=
+        std::string::npos);
+  CHECK(text.find(shared + " (every rank)") != std::string::npos);
+  CHECK(text.find("(every process)") == std::string::npos);
+  CHECK(text.find("not ranks, left out of the records: ") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') <= 24);  // one screen
 }
 
 TEST_CASE("io, MPI-IO: perfdm log --module mpiio prints darshan-parser's layout of the records",
