@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "iolib/counting.hpp"
+#include "iolib/spin_lock.hpp"
 
 using namespace perfdm::io;
 using namespace perfdm::io::lib;
@@ -32,39 +33,28 @@ struct aio_request {
 };
 constexpr int max_aio_requests = 4096;
 aio_request aio_requests[max_aio_requests];
-int aio_lock_word = 0;
-
-void aio_lock() {
-  while (__atomic_exchange_n(&aio_lock_word, 1, __ATOMIC_ACQUIRE) != 0) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
-}
-void aio_unlock() {
-  __atomic_store_n(&aio_lock_word, 0, __ATOMIC_RELEASE);
-}
+spin_lock aio_lock;
 
 void aio_submitted(const void* cb, int fd) {
   const std::int32_t record = fd_record(fd);
   if (record == 0) return;
   const std::uint64_t now = read_ticks();
   library_guard guard;
-  aio_lock();
+  aio_lock.lock();
   for (auto& r : aio_requests) {
     if (r.cb == nullptr || r.cb == cb) {
       r = {cb, record, now};
       break;
     }
   }
-  aio_unlock();
+  aio_lock.unlock();
 }
 
 // The request of `cb`, removed; record 0 when it was not noted.
 aio_request aio_returned(const void* cb) {
   aio_request found{};
   library_guard guard;
-  aio_lock();
+  aio_lock.lock();
   for (auto& r : aio_requests) {
     if (r.cb == cb) {
       found = r;
@@ -72,7 +62,7 @@ aio_request aio_returned(const void* cb) {
       break;
     }
   }
-  aio_unlock();
+  aio_lock.unlock();
   return found;
 }
 
@@ -111,7 +101,7 @@ ring* find_ring(int fd) {
 
 void ring_created(int fd, const io_uring_params* p) {
   library_guard guard;
-  aio_lock();
+  aio_lock.lock();
   for (auto& r : rings) {
     if (r.fd_plus_one == 0 || r.fd_plus_one == fd + 1) {
       r = ring{fd + 1, p->sq_off, nullptr, nullptr};
@@ -119,7 +109,7 @@ void ring_created(int fd, const io_uring_params* p) {
       break;
     }
   }
-  aio_unlock();
+  aio_lock.unlock();
 }
 
 // A read or write asked of a counted descriptor: counts it at submission.
@@ -210,7 +200,7 @@ namespace perfdm::io::lib {
 void note_ring_mapping(int fd, off64_t offset, void* at) {
   if (at == MAP_FAILED || __atomic_load_n(&ring_count, __ATOMIC_ACQUIRE) == 0) return;
   library_guard guard;
-  aio_lock();
+  aio_lock.lock();
   for (auto& r : rings) {
     if (r.fd_plus_one != fd + 1) continue;
     if (offset == off64_t(IORING_OFF_SQ_RING)) {
@@ -219,7 +209,7 @@ void note_ring_mapping(int fd, off64_t offset, void* at) {
       r.sqes = static_cast<io_uring_sqe*>(at);
     }
   }
-  aio_unlock();
+  aio_lock.unlock();
 }
 }  // namespace perfdm::io::lib
 

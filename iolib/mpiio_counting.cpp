@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "iolib/spin_lock.hpp"
+
 namespace perfdm::io::lib {
 
 namespace {
@@ -19,16 +21,7 @@ struct handle_entry {
 };
 constexpr unsigned handle_slots = 4096;
 handle_entry handles[handle_slots];
-int handles_word = 0;
-
-void handles_lock() {
-  while (__atomic_exchange_n(&handles_word, 1, __ATOMIC_ACQUIRE) != 0) {
-    while (__atomic_load_n(&handles_word, __ATOMIC_RELAXED) != 0) __builtin_ia32_pause();
-  }
-}
-void handles_unlock() {
-  __atomic_store_n(&handles_word, 0, __ATOMIC_RELEASE);
-}
+spin_lock handles_lock;
 
 unsigned slot_of(MPI_File fh) {
   const auto a = reinterpret_cast<std::uintptr_t>(fh);
@@ -37,7 +30,7 @@ unsigned slot_of(MPI_File fh) {
 
 // Points `fh` at `record` (0 forgets it). A table that is full leaves the handle uncounted.
 void set_handle(MPI_File fh, std::int32_t record) {
-  handles_lock();
+  handles_lock.lock();
   for (unsigned i = slot_of(fh), n = 0; n < handle_slots; i = (i + 1) & (handle_slots - 1), ++n) {
     handle_entry& e = handles[i];
     if (e.fh == fh) {
@@ -49,7 +42,7 @@ void set_handle(MPI_File fh, std::int32_t record) {
       break;
     }
   }
-  handles_unlock();
+  handles_lock.unlock();
 }
 
 // The address of libmpi's global `name` as the program uses it: the first definition in
