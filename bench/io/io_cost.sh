@@ -3,13 +3,15 @@
 # call (io_cost.c, one byte per call in the page cache), alternating runs alone, under Darshan
 # 3.5.0's LD_PRELOAD library and under perfdm's; the memory 1,000 files' records take; the time
 # the first process takes to write the job's log for 1, 1,000 and 100,000 files.
-# usage: bench/io/io_cost.sh BUILD_DIR [DARSHAN_PREFIX] [ROUNDS]
+# usage: bench/io/io_cost.sh BUILD_DIR [DARSHAN_PREFIX] [ROUNDS] [PART]
 #   DARSHAN_PREFIX: a non-MPI Darshan 3.5.0 (build one with ../shared/peers/build-darshan.sh);
-#   default /opt/darshan. Prints markdown tables.
+#   default /opt/darshan. PART: calls, memory or shutdown (default: all three). Prints markdown
+#   tables.
 set -euo pipefail
-build=$(cd "${1:?usage: io_cost.sh BUILD_DIR [DARSHAN_PREFIX] [ROUNDS]}" && pwd)
+build=$(cd "${1:?usage: io_cost.sh BUILD_DIR [DARSHAN_PREFIX] [ROUNDS] [PART]}" && pwd)
 darshan=${2:-/opt/darshan}
 rounds=${3:-7}
+part=${4:-all}
 cost=$build/bench/io_cost
 lib=$build/libperfdm-io.so
 for f in "$cost" "$lib" "$darshan/lib/libdarshan.so"; do
@@ -38,6 +40,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 spread() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.0f–%.0f", lo, hi}'; }
 
 extra_env=(PERFDM_IO_UNUSED=)
+if [[ $part == all || $part == calls ]]; then
 echo "| call | alone (ns) | + Darshan (ns) | + perfdm (ns) | perfdm / Darshan | ns per call, lowest–highest run: alone / Darshan / perfdm |"
 echo "|---|---|---|---|---|---|"
 for op in pread pwrite read write fwrite openclose; do
@@ -57,18 +60,23 @@ for op in pread pwrite read write fwrite openclose; do
   awk -v op="$op" -v n="$none" -v d="$d" -v p="$p" -v runs="$runs" 'BEGIN {
     printf "| %s | %.1f | +%.1f | +%.1f | %.2f | %s |\n", op, n, d - n, p - n, ((d - n) > 0 ? (p - n) / (d - n) : 0), runs }'
 done
-
 echo
-echo "| memory | alone | Darshan | perfdm |"
-echo "|---|---|---|---|"
+fi
+
+if [[ $part == all || $part == memory ]]; then
+echo "| memory | alone | Darshan | perfdm | perfdm / Darshan |"
+echo "|---|---|---|---|---|"
 for cfg in none darshan perfdm; do
   m0=$(for ((r = 0; r < 3; r++)); do run "$cfg" files 0 | awk '{print $4}'; done | median)
   m1=$(for ((r = 0; r < 3; r++)); do run "$cfg" files 1000 | awk '{print $4}'; done | median)
   eval "mem_$cfg=$((m1 - m0))"
 done
-echo "| VmRSS growth for 1,000 files (KiB) | $mem_none | $mem_darshan | $mem_perfdm |"
-
+awk -v a="$mem_none" -v d="$mem_darshan" -v p="$mem_perfdm" 'BEGIN {
+  printf "| VmRSS growth for 1,000 files (KiB) | %d | %d | %d | %.2f |\n", a, d, p, (d > 0 ? p / d : 0) }'
 echo
+fi
+
+if [[ $part == all || $part == shutdown ]]; then
 echo "| files | Darshan core_shutdown (ms) | perfdm writing the job's log (ms) |"
 echo "|---|---|---|"
 for files in 1 1000 100000; do
@@ -82,3 +90,4 @@ for files in 1 1000 100000; do
       done | median)
   echo "| $files | $d | $p |"
 done
+fi
