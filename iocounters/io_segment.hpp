@@ -4,8 +4,12 @@
 // moment it is made: a process killed with SIGKILL loses nothing already counted, and a reader
 // (perfdm io at the end, the Data Manager while it runs) maps the same file read-only.
 //
-//   header (4 KiB) | POSIX records | STDIO records | MPI-IO records | names | mounts | heatmaps
-//   | trace
+//   header (4 KiB) | POSIX records | STDIO records | MPI-IO records | common values past the
+//   fourth (one table a POSIX and MPI-IO record) | names | mounts | heatmaps | trace
+//
+// The file is sized for every record at start-up and filled from the front of each area; the
+// pages a process never touches (records it has not made, common-value tables of records with
+// four values or fewer) take no memory.
 //
 // Records are appended; a record is visible to readers once the module's count includes it
 // (published with a release store). Each record starts with its lock (record_lock.hpp), which
@@ -26,7 +30,7 @@
 namespace perfdm::io {
 
 inline constexpr char segment_magic[8] = {'P', 'F', 'D', 'M', 'I', 'O', 'S', 'G'};
-inline constexpr std::uint32_t segment_version = 2;
+inline constexpr std::uint32_t segment_version = 3;
 inline constexpr std::size_t segment_header_size = 4096;
 
 enum segment_state : std::uint32_t {
@@ -107,6 +111,8 @@ struct segment_header {
   std::uint64_t heatmaps_offset;
   std::uint64_t trace_offset;  // 0 when the trace is off
   std::uint64_t trace_bytes;
+  std::uint64_t posix_more_offset;  // posix_file_more of each POSIX record, by index
+  std::uint64_t mpiio_more_offset;  // common_values_more of each MPI-IO record, by index
   std::uint32_t command_line_size;
   std::uint32_t reserved;
   char exe[256];                            // the program's path (/proc/self/exe)
@@ -134,8 +140,14 @@ struct segment_plan {
   std::uint64_t mpiio_offset() const {
     return stdio_offset() + std::uint64_t(stdio_capacity) * stdio_slot_size;
   }
-  std::uint64_t names_offset() const {
+  std::uint64_t posix_more_offset() const {
     return mpiio_offset() + std::uint64_t(mpiio_capacity) * mpiio_slot_size;
+  }
+  std::uint64_t mpiio_more_offset() const {
+    return posix_more_offset() + std::uint64_t(posix_capacity) * sizeof(posix_file_more);
+  }
+  std::uint64_t names_offset() const {
+    return mpiio_more_offset() + std::uint64_t(mpiio_capacity) * sizeof(common_values_more);
   }
   std::uint64_t mounts_offset() const { return (names_offset() + names_capacity + 63) / 64 * 64; }
   std::uint64_t heatmaps_offset() const {

@@ -37,9 +37,11 @@ struct mpiio_file {
   common_values access;
 };
 
+// `more`: where the record's common values past the fourth go (common_values.hpp).
 inline void mpiio_init(mpiio_file& f, std::uint64_t id, std::uint64_t name_offset,
-                       std::int32_t mount) {
+                       std::int32_t mount, common_values_more* more) {
   f.id = id;
+  f.access.more = more;
   f.name_offset = name_offset;
   f.mount = mount;
 }

@@ -111,12 +111,21 @@ struct posix_file {
   common_values stride;
 };
 
+// The rest of a POSIX record's common values (common_values.hpp), kept apart from the record.
+struct posix_file_more {
+  common_values_more access;
+  common_values_more stride;
+};
+
 // A new record: alignments as Darshan sets them at creation; POSIX_MMAPS -1 when mmap is not
-// counted (Darshan's preload library never counts it).
+// counted (Darshan's preload library never counts it). `more`: where its common values past
+// the fourth go.
 inline void posix_init(posix_file& f, std::uint64_t id, std::uint64_t name_offset,
                        std::int32_t mount, std::int64_t mem_alignment, std::int64_t file_alignment,
-                       bool counts_mmap) {
+                       bool counts_mmap, posix_file_more* more) {
   f.id = id;
+  f.access.more = &more->access;
+  f.stride.more = &more->stride;
   f.name_offset = name_offset;
   f.mount = mount;
   f.counters[POSIX_MEM_ALIGNMENT] = mem_alignment;

@@ -85,7 +85,8 @@ segment_snapshot read_segment(const std::string& path) {
   plan.trace_entries = h.trace_bytes == 0 ? 0 : (h.trace_bytes - 16) / sizeof(trace_segment);
   if (h.size > m.size || plan.size() > m.size || h.posix_offset != plan.posix_offset() ||
       h.stdio_offset != plan.stdio_offset() || h.mpiio_offset != plan.mpiio_offset() ||
-      h.names_offset != plan.names_offset() || h.mounts_offset != plan.mounts_offset() ||
+      h.posix_more_offset != plan.posix_more_offset() ||
+      h.mpiio_more_offset != plan.mpiio_more_offset() || h.names_offset != plan.names_offset() || h.mounts_offset != plan.mounts_offset() ||
       h.heatmaps_offset != plan.heatmaps_offset() ||
       (h.trace_bytes != 0 && h.trace_offset != plan.trace_offset())) {
     fail(path, "I/O segment layout does not match its file (" + std::to_string(m.size) + " bytes)");

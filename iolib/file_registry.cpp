@@ -22,7 +22,9 @@ namespace {
 
 int registry_word = 0;
 
-// id -> records, open addressing (ids are hashes already), in memory of its own.
+// id -> records, open addressing (ids are hashes already), in memory of its own. It starts
+// small and doubles when half full, up to twice the records the segment holds: a table sized
+// for every record at once would scatter a few files' entries over as many pages.
 struct index_entry {
   std::uint64_t id;
   std::int32_t posix;  // index + 1
@@ -32,6 +34,35 @@ struct index_entry {
 };
 index_entry* index_table = nullptr;
 std::uint64_t index_mask = 0;
+std::uint64_t index_used = 0;
+std::uint64_t index_max_slots = 0;
+constexpr std::uint64_t index_first_slots = 256;
+
+index_entry* map_index(std::uint64_t slots) {
+  void* p = real::mmap()(nullptr, slots * sizeof(index_entry), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<index_entry*>(p);
+}
+
+// Doubles the table, moving every entry; the table stays as it is when no memory is left
+// (it then fills up to its last slot before a new name is refused).
+bool grow_index() {
+  const std::uint64_t slots = index_mask + 1;
+  index_entry* bigger = map_index(2 * slots);
+  if (bigger == nullptr) return false;
+  const std::uint64_t mask = 2 * slots - 1;
+  for (std::uint64_t i = 0; i < slots; ++i) {
+    const index_entry& e = index_table[i];
+    if (e.name_offset == 0) continue;
+    std::uint64_t j = e.id & mask;
+    while (bigger[j].name_offset != 0) j = (j + 1) & mask;
+    bigger[j] = e;
+  }
+  munmap(index_table, slots * sizeof(index_entry));
+  index_table = bigger;
+  index_mask = mask;
+  return true;
+}
 
 char working_directory[4096];
 bool working_directory_known = false;
@@ -43,6 +74,11 @@ index_entry* find_entry(std::uint64_t id, bool insert) {
     if (e.name_offset != 0 && e.id == id) return &e;
     if (e.name_offset == 0) {
       if (!insert) return nullptr;
+      if (2 * (index_used + 1) > index_mask + 1 && index_mask + 1 < index_max_slots &&
+          grow_index()) {
+        return find_entry(id, insert);
+      }
+      ++index_used;
       e.id = id;
       return &e;
     }
@@ -139,11 +175,12 @@ index_entry* entry_for_new_record(std::uint64_t id, const char* name, int module
 bool registry_allocate(std::uint32_t records) {
   std::uint64_t n = 64;
   while (n < 2 * std::uint64_t(records)) n *= 2;
-  void* p = real::mmap()(nullptr, n * sizeof(index_entry), PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return false;
-  index_table = static_cast<index_entry*>(p);
-  index_mask = n - 1;
+  index_max_slots = n;
+  const std::uint64_t first = n < index_first_slots ? n : index_first_slots;
+  index_table = map_index(first);
+  if (index_table == nullptr) return false;
+  index_mask = first - 1;
+  index_used = 0;
   return true;
 }
 
@@ -227,7 +264,7 @@ std::int32_t posix_record(const char* cleaned, bool create) {
                      std::int64_t block_size;
                      const int mount = mount_of(cleaned, block_size);
                      posix_init(posix_at(index), e.id, e.name_offset - 1, mount, g.mem_alignment,
-                                block_size, !g.darshan_only);
+                                block_size, !g.darshan_only, posix_more_at(index));
                    });
 }
 
@@ -247,7 +284,7 @@ std::int32_t mpiio_record(const char* cleaned) {
                    h.mpiio_capacity, [&](std::int32_t index, const index_entry& e) {
                      std::int64_t block_size;
                      mpiio_init(mpiio_at(index), e.id, e.name_offset - 1,
-                                mount_of(cleaned, block_size));
+                                mount_of(cleaned, block_size), mpiio_more_at(index));
                    });
 }
 

@@ -169,6 +169,8 @@ segment_header* create_segment() {
   h->stdio_capacity = plan.stdio_capacity;
   h->mpiio_offset = plan.mpiio_offset();
   h->mpiio_capacity = plan.mpiio_capacity;
+  h->posix_more_offset = plan.posix_more_offset();
+  h->mpiio_more_offset = plan.mpiio_more_offset();
   h->mpi_rank = -1;
   h->names_offset = plan.names_offset();
   h->names_capacity = plan.names_capacity;
@@ -197,6 +199,8 @@ void use_segment(segment_header* h) {
   g.posix_base = base + h->posix_offset;
   g.stdio_base = base + h->stdio_offset;
   g.mpiio_base = base + h->mpiio_offset;
+  g.posix_more_base = base + h->posix_more_offset;
+  g.mpiio_more_base = base + h->mpiio_more_offset;
   g.heatmaps = reinterpret_cast<heatmap_bins*>(base + h->heatmaps_offset);
   g.trace = h->trace_bytes != 0 ? reinterpret_cast<trace_area*>(base + h->trace_offset) : nullptr;
   g.pid = h->pid;
@@ -280,7 +284,8 @@ void after_fork_child() {
     const auto& p =
         *reinterpret_cast<const posix_file*>(from + old->posix_offset + i * posix_slot_size);
     posix_init(f, p.id, p.name_offset, p.mount, p.counters[POSIX_MEM_ALIGNMENT],
-               p.counters[POSIX_FILE_ALIGNMENT], !g.darshan_only);
+               p.counters[POSIX_FILE_ALIGNMENT], !g.darshan_only,
+               reinterpret_cast<posix_file_more*>(to + h->posix_more_offset) + i);
     f.flags = record_inherited;
     f.offset = p.offset;
   }

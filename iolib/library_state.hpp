@@ -22,6 +22,8 @@ struct library_globals {
   unsigned char* posix_base;
   unsigned char* stdio_base;
   unsigned char* mpiio_base;
+  unsigned char* posix_more_base;
+  unsigned char* mpiio_more_base;
   heatmap_bins* heatmaps;
   trace_area* trace;             // null unless the trace is on
   std::uint64_t alignment_mask;  // mem_alignment - 1 when it is a power of two
@@ -90,6 +92,14 @@ inline stdio_file& stdio_at(std::int32_t index) {
 
 inline mpiio_file& mpiio_at(std::int32_t index) {
   return *reinterpret_cast<mpiio_file*>(g.mpiio_base + std::size_t(index) * mpiio_slot_size);
+}
+
+// Where a record's common values past the fourth go.
+inline posix_file_more* posix_more_at(std::int32_t index) {
+  return reinterpret_cast<posix_file_more*>(g.posix_more_base) + index;
+}
+inline common_values_more* mpiio_more_at(std::int32_t index) {
+  return reinterpret_cast<common_values_more*>(g.mpiio_more_base) + index;
 }
 
 // A call made while the thread was inside the library (a signal handler's) is not counted:

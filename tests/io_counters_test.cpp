@@ -23,9 +23,13 @@ using namespace perfdm::io;
 
 namespace {
 
+// Common values past the fourth of the record new_file makes (one record at a time).
+posix_file_more more{};
+
 posix_file new_file(std::int64_t file_alignment = 4096) {
   posix_file f{};
-  posix_init(f, 42, 0, 0, 8, file_alignment, false);
+  more = {};
+  posix_init(f, 42, 0, 0, 8, file_alignment, false, &more);
   return f;
 }
 
@@ -111,6 +115,10 @@ TEST_CASE("IO-FACTS 1.4: 32 distinct values at most, the value 0 never listed", 
   for (int v = 1; v <= 40; ++v, t += 2) posix_access(f, false, 0, v, true, t, t + 1);
   // 0 took one of the 32 places: sizes 1..31 were tracked, 32..40 were not.
   CHECK(f.access.tracked == 32);
+  // The record holds the first four values (0, 1, 2, 3), its own table the other 28.
+  CHECK(f.access.values[3] == 3);
+  CHECK(more.access.values[0] == 4);
+  CHECK(more.access.values[27] == 31);
   for (int k = 0; k < 3; ++k, t += 2) posix_access(f, false, 0, 35, true, t, t + 1);
   CHECK(f.counters[POSIX_ACCESS1_COUNT] == 1);    // 35 is not tracked: no slot has it
   CHECK(f.counters[POSIX_ACCESS1_ACCESS] == 31);  // ties: the larger value first
