@@ -14,8 +14,8 @@ CLI::App* add_log_command(CLI::App& app, log_command_line_options& o) {
       ->required();
   log->add_flag("--json", o.listing.json, "print JSON Lines instead");
   log->add_option("--module", o.listing.modules,
-                  "print only this module (repeatable); posix, stdio, heatmap, dxt_posix of a "
-                  "perfdm io log in darshan-parser's layout")
+                  "print only this module (repeatable); posix, stdio, mpiio, heatmap, dxt_posix, "
+                  "dxt_mpiio of a perfdm io log in darshan-parser's layout")
       ->allow_extra_args(false);
   log->add_flag("--show-partial", o.listing.show_partial,
                 "also print modules marked partial (they ran out of memory)");

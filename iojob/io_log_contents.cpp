@@ -48,9 +48,14 @@ io_log_contents read_io_log(const std::string& path) {
         c.heatmaps.push_back(decode_heatmap_record(p, n));
       });
     } else if (r.id == dxt_posix_log_module_id) {
-      c.trace_partial = partial;
+      c.trace_partial = c.trace_partial || partial;
       log.for_each_record(r, [&](const std::uint8_t* p, std::size_t n) {
         c.traces.push_back(decode_trace_record(p, n));
+      });
+    } else if (r.id == dxt_mpiio_log_module_id) {
+      c.trace_partial = c.trace_partial || partial;
+      log.for_each_record(r, [&](const std::uint8_t* p, std::size_t n) {
+        c.mpiio_traces.push_back(decode_trace_record(p, n));
       });
     }
   }

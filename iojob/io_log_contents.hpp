@@ -20,11 +20,12 @@ struct io_log_contents {
   std::vector<log_stdio_record> stdio;
   std::vector<log_mpiio_record> mpiio;
   std::vector<log_heatmap_record> heatmaps;
-  std::vector<log_trace_record> traces;
+  std::vector<log_trace_record> traces;        // DXT_POSIX
+  std::vector<log_trace_record> mpiio_traces;  // DXT_MPIIO
   bool posix_partial = false;
   bool stdio_partial = false;
   bool mpiio_partial = false;
-  bool trace_partial = false;
+  bool trace_partial = false;  // either trace
   bool names_partial = false;
 
   const std::string& name(std::uint64_t id) const;

@@ -212,7 +212,7 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
   result.stdio_records = stdio_out.size();
   result.mpiio_records = mpiio_out.size();
 
-  std::vector<std::vector<std::uint8_t>> heatmaps, traces;
+  std::vector<std::vector<std::uint8_t>> heatmaps, traces, mpiio_traces;
   const std::string host = options.host.empty() ? this_host() : options.host;
   for (const process& p : procs) {
     for (const heatmap_api api : {heatmap_posix, heatmap_stdio, heatmap_mpiio}) {
@@ -222,36 +222,44 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
       log_heatmap_record r{h.id, h.rank, h.bin_width_seconds, h.write_bins, h.read_bins};
       encode_heatmap_record(r, heatmaps.emplace_back());
     }
-    // The trace, one record per file, writes then reads in call order.
-    std::map<std::uint32_t, log_trace_record> by_file;
-    for (const trace_segment& t : p.s->trace) {
-      if (t.kind != trace_posix_read && t.kind != trace_posix_write) continue;
-      if (t.slot >= p.s->posix.size()) continue;
-      log_trace_record& r = by_file[t.slot];
-      r.id = p.s->posix[t.slot].id;
-      r.rank = p.rank;
-      r.hostname = host;
-      (t.kind == trace_posix_write ? r.writes : r.reads)
-          .push_back({t.offset, t.length, p.time.timestamp(std::int64_t(t.start)),
-                      p.time.timestamp(std::int64_t(t.end)), t.thread});
-    }
-    for (const auto& [slot, r] : by_file) encode_trace_record(r, traces.emplace_back());
-    if (p.s->trace_dropped != 0)
+    // The traces (DXT_POSIX, DXT_MPIIO), one record per file, writes then reads in call order.
+    auto trace = [&](const auto& files, trace_kind read, trace_kind write, auto& out) {
+      std::map<std::uint32_t, log_trace_record> by_file;
+      for (const trace_segment& t : p.s->trace) {
+        if ((t.kind != read && t.kind != write) || t.slot >= files.size()) continue;
+        log_trace_record& r = by_file[t.slot];
+        r.id = files[t.slot].id;
+        r.rank = p.rank;
+        r.hostname = host;
+        (t.kind == write ? r.writes : r.reads)
+            .push_back({t.offset, t.length, p.time.timestamp(std::int64_t(t.start)),
+                        p.time.timestamp(std::int64_t(t.end)), t.thread});
+      }
+      for (const auto& [slot, r] : by_file) encode_trace_record(r, out.emplace_back());
+    };
+    trace(p.s->posix, trace_posix_read, trace_posix_write, traces);
+    trace(p.s->mpiio, trace_mpiio_read, trace_mpiio_write, mpiio_traces);
+    // Calls the full trace area could not take, of either module.
+    if (p.s->trace_dropped != 0) {
       result.partial_modules |= std::uint64_t(1) << darshan::DXT_POSIX_MOD;
+      if (!p.s->mpiio.empty()) result.partial_modules |= std::uint64_t(1) << darshan::DXT_MPIIO_MOD;
+    }
   }
 
   // The log: every module granted exactly what it holds.
   std::size_t name_bytes = 0;
   for (const auto& [id, n] : names) name_bytes += 16 + n.size();
   auto cost = [](std::size_t records, std::size_t each) { return records * (4 + each); };
-  std::size_t heatmap_bytes = 0, trace_bytes = 0;
+  std::size_t heatmap_bytes = 0, trace_bytes = 0, mpiio_trace_bytes = 0;
   for (const auto& h : heatmaps) heatmap_bytes += 4 + h.size();
   for (const auto& t : traces) trace_bytes += 4 + t.size();
+  for (const auto& t : mpiio_traces) mpiio_trace_bytes += 4 + t.size();
   log_core_options o;
   o.compression = options.compression;
-  o.module_memory_bytes =
-      cost(posix_out.size(), sizeof(posix_record)) + cost(stdio_out.size(), sizeof(stdio_record)) +
-      cost(mpiio_out.size(), sizeof(mpiio_record)) + heatmap_bytes + trace_bytes;
+  o.module_memory_bytes = cost(posix_out.size(), sizeof(posix_record)) +
+                          cost(stdio_out.size(), sizeof(stdio_record)) +
+                          cost(mpiio_out.size(), sizeof(mpiio_record)) + heatmap_bytes +
+                          trace_bytes + mpiio_trace_bytes;
   o.name_memory_bytes = name_bytes;
   log_core core(o);
   core.register_module(posix_log_module_name, posix_log_module_id, posix_log_module_version,
@@ -268,11 +276,16 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     core.register_module(dxt_posix_log_module_name, dxt_posix_log_module_id,
                          dxt_posix_log_module_version, trace_bytes);
   }
+  if (!mpiio_traces.empty() || (result.partial_modules >> darshan::DXT_MPIIO_MOD & 1) != 0) {
+    core.register_module(dxt_mpiio_log_module_name, dxt_mpiio_log_module_id,
+                         dxt_mpiio_log_module_version, mpiio_trace_bytes);
+  }
   for (const auto& r : posix_out) core.add_record(posix_log_module_id, &r, sizeof r);
   for (const auto& r : stdio_out) core.add_record(stdio_log_module_id, &r, sizeof r);
   for (const auto& r : mpiio_out) core.add_record(mpiio_log_module_id, &r, sizeof r);
   for (const auto& h : heatmaps) core.add_record(heatmap_log_module_id, h.data(), h.size());
   for (const auto& t : traces) core.add_record(dxt_posix_log_module_id, t.data(), t.size());
+  for (const auto& t : mpiio_traces) core.add_record(dxt_mpiio_log_module_id, t.data(), t.size());
   for (const auto& [id, n] : names) core.add_name_with_id(id, n);
   if ((result.partial_modules >> darshan::POSIX_MOD & 1) != 0)
     core.mark_partial(posix_log_module_id);
@@ -283,6 +296,8 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
   if ((result.partial_modules >> darshan::DXT_POSIX_MOD & 1) != 0) {
     core.mark_partial(dxt_posix_log_module_id);
   }
+  if ((result.partial_modules >> darshan::DXT_MPIIO_MOD & 1) != 0)
+    core.mark_partial(dxt_mpiio_log_module_id);
 
   job_record& job = core.job();
   job.host = host;

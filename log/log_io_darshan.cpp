@@ -18,7 +18,8 @@ namespace {
 
 bool is_io_module(std::uint32_t id) {
   return id == posix_log_module_id || id == stdio_log_module_id || id == mpiio_log_module_id ||
-         id == heatmap_log_module_id || id == dxt_posix_log_module_id;
+         id == heatmap_log_module_id || id == dxt_posix_log_module_id ||
+         id == dxt_mpiio_log_module_id;
 }
 
 // perfdm's module id of a name given to --module (perfdm's or Darshan's), 0 when none.
@@ -30,6 +31,7 @@ std::uint32_t io_module_named(std::string name) {
   if (name == "mpiio" || name == "mpi-io") return mpiio_log_module_id;
   if (name == "heatmap") return heatmap_log_module_id;
   if (name == "dxt_posix") return dxt_posix_log_module_id;
+  if (name == "dxt_mpiio") return dxt_mpiio_log_module_id;
   return 0;
 }
 
@@ -38,6 +40,7 @@ int darshan_module_of(std::uint32_t id) {
   if (id == stdio_log_module_id) return darshan::STDIO_MOD;
   if (id == mpiio_log_module_id) return darshan::MPIIO_MOD;
   if (id == heatmap_log_module_id) return darshan::HEATMAP_MOD;
+  if (id == dxt_mpiio_log_module_id) return darshan::DXT_MPIIO_MOD;
   return darshan::DXT_POSIX_MOD;
 }
 
@@ -84,7 +87,7 @@ void write_io_log_as_darshan(const std::string& perfdm_log, const std::string& d
     const std::uint32_t id = io_module_named(m);
     if (id == 0)
       throw log_error("--module " + m +
-                      ": not an I/O module (posix, stdio, mpiio, heatmap, dxt_posix)");
+                      ": not an I/O module (posix, stdio, mpiio, heatmap, dxt_posix, dxt_mpiio)");
     wanted.insert(id);
   }
   std::vector<const log_region*> io;
@@ -96,7 +99,8 @@ void write_io_log_as_darshan(const std::string& perfdm_log, const std::string& d
     if (is_io_module(r.id) && (wanted.empty() || wanted.count(r.id))) io.push_back(&r);
   }
   if (io.empty())
-    throw log_error("no I/O module (posix, stdio, mpiio, heatmap, dxt_posix) to convert");
+    throw log_error(
+        "no I/O module (posix, stdio, mpiio, heatmap, dxt_posix, dxt_mpiio) to convert");
   // Darshan orders regions by its module ids.
   std::sort(io.begin(), io.end(), [](const log_region* a, const log_region* b) {
     return darshan_module_of(a->id) < darshan_module_of(b->id);

@@ -60,15 +60,15 @@ int run_darshan_log_command(const log_command_options& options, std::ostream& ou
   return 1;
 }
 
-// --module names only I/O modules (posix, stdio, mpiio, heatmap, dxt_posix): darshan-parser's
-// layout is wanted.
+// --module names only I/O modules (posix, stdio, mpiio, heatmap, dxt_posix, dxt_mpiio):
+// darshan-parser's layout is wanted.
 bool io_modules_only(const std::vector<std::string>& modules) {
   if (modules.empty()) return false;
   for (std::string m : modules) {
     std::transform(m.begin(), m.end(), m.begin(),
                    [](unsigned char c) { return char(std::tolower(c)); });
     if (m != "posix" && m != "stdio" && m != "mpiio" && m != "mpi-io" && m != "heatmap" &&
-        m != "dxt_posix") {
+        m != "dxt_posix" && m != "dxt_mpiio") {
       return false;
     }
   }

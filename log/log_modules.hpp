@@ -19,7 +19,8 @@
   X(21, stdio, 1, print_io_stdio)        \
   X(22, mpiio, 1, print_io_mpiio)        \
   X(23, heatmap, 1, print_io_heatmap)    \
-  X(24, dxt_posix, 1, print_io_trace)
+  X(24, dxt_posix, 1, print_io_trace)   \
+  X(25, dxt_mpiio, 1, print_io_trace)
 
 namespace perfdm {
 

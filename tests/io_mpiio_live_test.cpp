@@ -265,6 +265,53 @@ TEST_CASE("io, MPI-IO: the summary says the job's MPI-IO and each top file's, as
   CHECK(std::count(text.begin(), text.end(), '\n') <= 24);  // one screen
 }
 
+TEST_CASE("IO-FACTS 4: --trace keeps every MPI-IO read and write of each rank (DXT_MPIIO)",
+          "[io][mpi]") {
+  if (perfdm::find_in_path("mpirun").empty()) return skip_test("no mpirun (Debian's openmpi-bin)");
+  scratch_dir d("mpiio_trace");
+  run_result r;
+  const auto log = mpi_job(d, r, {"-q", "--trace"});
+  INFO(r.err);
+  CHECK_FALSE(log.trace_partial);
+  const std::uint64_t shared = record_id(d / "shared.dat");
+  std::size_t shared_traces = 0, own_traces = 0;
+  for (const auto& t : log.mpiio_traces) {
+    INFO(log.name(t.id) << " rank " << t.rank);
+    CHECK(t.rank >= 0);  // traces are never reduced: one per file and rank
+    CHECK(t.rank < 4);
+    std::vector<std::int64_t> writes, reads;
+    for (const auto& s : t.writes) {
+      writes.push_back(s.length);
+      CHECK(s.offset == -1);  // Darshan's under Open MPI (no MPI_File_get_byte_offset)
+      CHECK(s.end >= s.start);
+      CHECK(s.start > 0);
+    }
+    for (const auto& s : t.reads) reads.push_back(s.length);
+    if (t.id == shared) {
+      ++shared_traces;
+      // write_at, write_at_all, write_all_begin; read_at_all, read: in call order.
+      CHECK(writes == std::vector<std::int64_t>{4096, 4096, 64});
+      CHECK(reads == std::vector<std::int64_t>{4096, 100});
+    } else if (t.id == record_id(d / ("rank-" + std::to_string(t.rank) + ".dat"))) {
+      ++own_traces;
+      CHECK(writes == std::vector<std::int64_t>{80, 80, 80, 8});  // 3 writes, 1 iwrite
+      CHECK(reads.empty());
+    }
+  }
+  CHECK(shared_traces == 4);
+  CHECK(own_traces == 4);
+  CHECK(log.mpiio_traces.size() == 8);
+  CHECK_FALSE(log.traces.empty());  // the POSIX calls beneath, in DXT_POSIX
+  // perfdm log prints it as it prints DXT_POSIX.
+  const auto out = run({PERFDM_BINARY, "log", d / "run.log"});
+  INFO(out.err);
+  REQUIRE(out.exit_code() == 0);
+  CHECK(out.out.find("dxt_mpiio\t" + std::to_string(shared) + "\twrite_2\toffset -1 length 64 ") !=
+        std::string::npos);
+  CHECK(out.out.find("dxt_mpiio\t" + std::to_string(shared) + "\tread_2\t") ==
+        std::string::npos);  // two reads per rank, no third
+}
+
 TEST_CASE("io, MPI-IO: perfdm log --module mpiio prints darshan-parser's layout of the records",
           "[io][mpi]") {
   if (perfdm::find_in_path("mpirun").empty()) return skip_test("no mpirun (Debian's openmpi-bin)");

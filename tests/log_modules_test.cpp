@@ -85,7 +85,7 @@ TEST_CASE("the module table registers a printer per module, none for other ids",
   add_log_module_printers(r);
   for (auto id : {dm_log_module_id, frames_log_module_id, native_log_module_id, pc_log_module_id,
                   posix_log_module_id, stdio_log_module_id, mpiio_log_module_id,
-                  heatmap_log_module_id, dxt_posix_log_module_id}) {
+                  heatmap_log_module_id, dxt_posix_log_module_id, dxt_mpiio_log_module_id}) {
     INFO("module " << id);
     REQUIRE(r.find(id) != nullptr);
     CHECK(r.find(id)->max_version == 1);
