@@ -14,6 +14,9 @@
 
 #include "dyper/command_argument.hpp"
 #include "dyper/process_variables.hpp"
+#include "messages/agent_report_sections.hpp"
+#include "messages/agent_threads_reply.hpp"
+#include "messages/dypatch_replies.hpp"
 #include "messages/xml_codec.hpp"
 #include "shm/codegen.hpp"
 #include "shm/schema.hpp"
@@ -38,14 +41,13 @@ std::string class_type(const xml_node* n) {
 
 std::string classes_element(const std::vector<code_class>& classes, const std::string& type,
                             const std::string& prefix) {
-  std::string out;
+  agent_classes_reply out;
   for (auto& c : classes) {
     if (!type.empty() && c.type != type) continue;
     if (c.name.compare(0, prefix.size(), prefix) != 0) continue;
-    out += std::string(c.package ? "<PACKAGE" : "<CLASS") + attr("NAME", c.name) +
-           attr("TYPE", c.type) + "/>";
+    out.classes.push_back(c);
   }
-  return "<CLASSES>" + out + "</CLASSES>";
+  return print_agent_classes_reply(out);
 }
 
 void set_class(std::vector<code_class>& classes, code_class c) {
@@ -219,13 +221,12 @@ std::string run_usethread(process_command_state& st, const process_info& info,
   bool fallback = st.variables.at("THREAD_DEFAULT") == "true";
   std::map<std::string, bool> shown = st.threads;
   for (auto& id : thread_ids(info.pid)) shown.emplace(id, fallback);
-  std::vector<std::pair<std::string, bool>> sorted(shown.begin(), shown.end());
-  std::sort(sorted.begin(), sorted.end(),
-            [](auto& a, auto& b) { return std::stoll(a.first) < std::stoll(b.first); });
-  std::string out;
-  for (auto& [id, use] : sorted)
-    out += "<THREAD" + attr("ID", id) + attr("USE", use ? "true" : "false") + "/>";
-  return "<THREADS" + attr("DEFAULT", fallback ? "true" : "false") + ">" + out + "</THREADS>";
+  agent_threads_reply out{fallback, {}};
+  for (auto& [id, use] : shown) out.threads.push_back({id, use});
+  std::sort(out.threads.begin(), out.threads.end(), [](auto& a, auto& b) {
+    return std::stoll(a.id) < std::stoll(b.id);
+  });
+  return print_agent_threads_reply(out);
 }
 
 const char* const known_agents[] = {"frames"};
@@ -289,11 +290,7 @@ std::string run_setdetail(process_command_state& st, const argument& arg) {
     else
       st.details.push_back(p);
   }
-  std::string out;
-  for (auto& d : st.details)
-    out += "<DETAIL" + attr("ITEM", d.item) + attr("VALUE", d.value ? "true" : "false") +
-           attr("AGENT", d.agent) + "/>";
-  return "<SETTINGS>" + out + "</SETTINGS>";
+  return print_agent_details_reply({st.details});
 }
 
 process_command_outcome run_instrument(const argument& arg) {
@@ -325,9 +322,9 @@ std::string run_model(process_command_state& st, const argument& arg) {
     bad_argument(e.what());
   }
   st.models[name] = text;
-  std::string out;
-  for (auto& l : layouts) out += "<FRAME" + attr("NAME", l.struct_name) + "/>";
-  return "<MODEL" + attr("NAME", name) + ">" + out + "</MODEL>";
+  dypatch_model_reply out{name, {}};
+  for (auto& l : layouts) out.frames.push_back(l.struct_name);
+  return print_dypatch_model_reply(out);
 }
 
 std::string run_patch(process_command_state& st, const argument& arg) {
@@ -338,7 +335,7 @@ std::string run_patch(process_command_state& st, const argument& arg) {
   const auto schema = shm::parse_schema_text(m->second, name);
   auto files =
       shm::generate_frames_code(schema.layouts, name, name, shm::writer_clock::tsc, schema.c_types);
-  std::string out;
+  dypatch_patch_reply out{name, {}};
   try {
     std::filesystem::create_directories(st.directory);
     for (auto& [file, text] :
@@ -348,12 +345,12 @@ std::string run_patch(process_command_state& st, const argument& arg) {
       f << text;
       f.close();
       if (!f) throw std::runtime_error("cannot write " + path);
-      out += "<FILE" + attr("NAME", path) + "/>";
+      out.files.push_back(path);
     }
   } catch (const std::exception& e) {
     refuse(dm_error::internal, e.what());
   }
-  return "<PATCH" + attr("MODEL", name) + ">" + out + "</PATCH>";
+  return print_dypatch_patch_reply(out);
 }
 
 process_command_outcome run_dypatch(process_command_state& st, const process_command& c) {
@@ -369,7 +366,7 @@ process_command_outcome run_dypatch(process_command_state& st, const process_com
     auto b = dir.find_first_not_of(" \t\r\n"), e = dir.find_last_not_of(" \t\r\n");
     if (b == std::string::npos) bad_argument("DIRECTORY needs a directory as its text");
     st.directory = dir.substr(b, e - b + 1);
-    out.body = "<DIRECTORY" + attr("NAME", st.directory) + "/>";
+    out.body = print_dypatch_directory_reply({st.directory});
   } else if (c.command == "PATCH") {
     out.body = run_patch(st, arg);
   } else {
@@ -484,18 +481,13 @@ std::string process_report_attributes(const process_info& info) {
 std::string process_report_sections(const process_info& info,
                                     const std::vector<frame_type_stats>& frames,
                                     const status_info& status) {
-  std::string out = "<METRICS>";
+  agent_report_sections out;
   for (auto& mi : status.mis)
     if (mi.focus.find(info.resource) != std::string::npos)
-      out += "<MI" + attr("ID", std::to_string(mi.id.id)) + attr("METRIC", mi.metric) +
-             attr("FOCUS", mi.focus) + attr("COLLECTING", mi.collecting ? "true" : "false") + "/>";
-  out += "</METRICS><FRAMES>";
+      out.metrics.push_back({mi.id.id, mi.metric, mi.focus, mi.collecting});
   for (auto& t : frames)
-    if (t.pid == info.pid)
-      out += "<FRAMETYPE" + attr("NAME", t.frame_type) + attr("FRAMES", std::to_string(t.frames)) +
-             attr("LOST", std::to_string(t.lost)) + attr("TORN", std::to_string(t.torn)) +
-             attr("LATE", std::to_string(t.late)) + "/>";
-  return out + "</FRAMES>";
+    if (t.pid == info.pid) out.frame_types.push_back({t.frame_type, t.frames, t.lost, t.torn, t.late});
+  return print_agent_report_sections(out);
 }
 
 std::vector<detail_setting> parse_detail_settings(const std::string& argument_text) {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "dyper/process_command_error.hpp"
+#include "messages/agent_classes_reply.hpp"
+#include "messages/agent_settings_replies.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
 #include "messages/process_command_messages.hpp"
@@ -19,18 +21,8 @@
 namespace perfdm {
 
 // Code resources (shared objects and functions) are classified by their most specific
-// (longest) matching prefix; PACKAGE entries name prefixes, CLASS entries whole names.
-struct code_class {
-  bool package = true;  // PACKAGE (a prefix) or CLASS (one name)
-  std::string name;
-  std::string type;  // NORMAL, SYSTEM, IO or SYSTEM_IO
-};
-
-struct detail_setting {
-  std::string item;
-  std::string agent;
-  bool value = false;
-};
+// (longest) matching prefix; PACKAGE entries name prefixes, CLASS entries whole names
+// (code_class, messages/agent_classes_reply.hpp).
 
 struct process_command_state {
   process_command_state();

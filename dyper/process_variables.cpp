@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "messages/agent_settings_replies.hpp"
 #include "messages/xml_codec.hpp"
 
 namespace perfdm {
@@ -82,10 +83,6 @@ std::string canonical_value(const variable& v, const std::string& text) {
   bad_argument("unreachable");
 }
 
-std::string var_element(const std::string& name, const std::string& value) {
-  return "<VAR" + attr("NAME", name) + attr("VALUE", value) + "/>";
-}
-
 }  // namespace
 
 std::map<std::string, std::string> default_variables() {
@@ -111,18 +108,13 @@ std::string run_set(std::map<std::string, std::string>& vars, const argument& ar
     }
     checked.emplace_back(var->name, canonical_value(*var, need_attr(v, "VALUE")));
   }
-  std::string out;
+  agent_settings_reply out;
   for (auto& [name, value] : checked) {
     vars[name] = value;
-    out += var_element(name, value);
+    out.variables.push_back({name, value});
   }
-  out = "<SETTINGS>" + out + "</SETTINGS>";
-  if (!ignored.empty()) {
-    out += "<IGNORED>";
-    for (auto& name : ignored) out += "<VAR" + attr("NAME", name) + "/>";
-    out += "</IGNORED>";
-  }
-  return out;
+  out.ignored = std::move(ignored);
+  return print_agent_settings_reply(out);
 }
 
 std::string run_get(const std::map<std::string, std::string>& vars, const argument& arg) {
@@ -134,10 +126,11 @@ std::string run_get(const std::map<std::string, std::string>& vars, const argume
     auto given = upper(e->name()) == "VAR" ? std::vector<const xml_node*>{e} : children(e, {"VAR"});
     for (auto* v : given) names.push_back(variable_named(need_attr(v, "NAME")).name);
   }
-  if (e != nullptr && upper(e->name()) == "VAR") return var_element(names[0], vars.at(names[0]));
-  std::string out;
-  for (auto& n : names) out += var_element(n, vars.at(n));
-  return "<SETTINGS>" + out + "</SETTINGS>";
+  if (e != nullptr && upper(e->name()) == "VAR")
+    return print_agent_variable({names[0], vars.at(names[0])});
+  agent_settings_reply out;
+  for (auto& n : names) out.variables.push_back({n, vars.at(n)});
+  return print_agent_settings_reply(out);
 }
 
 }  // namespace perfdm
