@@ -14,8 +14,11 @@
 
 #include "dyper/command_argument.hpp"
 #include "dyper/process_variables.hpp"
+#include "messages/agent_classmodel_reply.hpp"
+#include "messages/agent_list_reply.hpp"
 #include "messages/agent_report_sections.hpp"
 #include "messages/agent_threads_reply.hpp"
+#include "messages/agent_whoru_reply.hpp"
 #include "messages/dypatch_replies.hpp"
 #include "messages/xml_codec.hpp"
 #include "shm/codegen.hpp"
@@ -137,20 +140,16 @@ std::int64_t start_time_ns(std::int32_t pid) {
 }
 
 std::string run_whoru(const process_info& info) {
-  std::string out;
-  auto args = split_nul(read_proc(info.pid, "cmdline"));
-  out += "<EXECUTABLE>" + xml_escaped(info.executable) + "</EXECUTABLE>";
-  if (!args.empty()) out += "<START>" + xml_escaped(args[0]) + "</START>";
-  for (std::size_t i = 1; i < args.size(); ++i) out += "<ARG>" + xml_escaped(args[i]) + "</ARG>";
+  agent_whoru_reply out;
+  out.executable = info.executable;
+  out.command_line = split_nul(read_proc(info.pid, "cmdline"));
   for (auto& e : split_nul(read_proc(info.pid, "environ"))) {
     auto eq = e.find('=');
     if (eq == std::string::npos) continue;
-    out += "<ENV" + attr("KEY", e.substr(0, eq)) + ">" + xml_escaped(e.substr(eq + 1)) + "</ENV>";
+    out.environment.emplace_back(e.substr(0, eq), e.substr(eq + 1));
   }
-  auto ns = start_time_ns(info.pid);
-  out += "<TIME" + attr("MILLIS", std::to_string(ns / 1'000'000)) +
-         attr("NANO", std::to_string(ns)) + "/>";
-  return out;
+  out.start_ns = start_time_ns(info.pid);
+  return print_agent_whoru_reply(out);
 }
 
 std::string base_name(const std::string& path) {
@@ -177,14 +176,10 @@ std::string run_classmodel(const process_command_state& st, const process_info& 
     else
       i->second = std::min(i->second, base);
   }
-  std::string out = "<EXECUTABLE" + attr("NAME", info.executable) + "/>";
-  for (auto& path : order) {
-    char base[32];
-    std::snprintf(base, sizeof base, "0x%llx", static_cast<unsigned long long>(objects[path]));
-    out += "<OBJECT" + attr("NAME", path) + attr("BASE", base) +
-           attr("TYPE", classify(st.classes, base_name(path))) + "/>";
-  }
-  return "<CLASSMODEL>" + out + "</CLASSMODEL>";
+  agent_classmodel_reply out{info.executable, {}};
+  for (auto& path : order)
+    out.objects.push_back({path, objects[path], classify(st.classes, base_name(path))});
+  return print_agent_classmodel_reply(out);
 }
 
 std::vector<std::string> thread_ids(std::int32_t pid) {
@@ -245,12 +240,6 @@ bool is_dyper_agent_class(const std::string& name) {
                      [&](const char* a) { return kind == a; });
 }
 
-std::string agents_element(const process_command_state& st) {
-  std::string out;
-  for (auto& a : st.agents) out += "<AGENT" + attr("CLASS", a) + "/>";
-  return "<AGENTS>" + out + "</AGENTS>";
-}
-
 std::string run_agent(process_command_state& st, const argument& arg) {
   auto name = need_attr(arg.element({"AGENT"}, true), "CLASS");
   bool dyper = is_dyper_agent_class(name);
@@ -262,7 +251,7 @@ std::string run_agent(process_command_state& st, const argument& arg) {
   if (!installed) st.agents.push_back(name);
   // DyPer's answer: OK, or nothing when the agent is installed already.
   if (dyper) return installed ? "" : "OK";
-  return agents_element(st);
+  return print_agent_list_reply({st.agents});
 }
 
 std::vector<detail_setting> detail_settings_of(const argument& arg) {

@@ -3,9 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include "messages/agent_classes_reply.hpp"
+#include "messages/agent_classmodel_reply.hpp"
+#include "messages/agent_list_reply.hpp"
 #include "messages/agent_report_sections.hpp"
 #include "messages/agent_settings_replies.hpp"
 #include "messages/agent_threads_reply.hpp"
+#include "messages/agent_whoru_reply.hpp"
 #include "messages/dypatch_replies.hpp"
 
 using namespace perfdm;
@@ -127,4 +130,50 @@ TEST_CASE("dyper agent replies: REPORT's METRICS and FRAMES print and read back"
   CHECK(parse_agent_report_sections(
             "<METRICS></METRICS><FRAMES><FRAMETYPE NAME='w' FRAMES='-1' LOST='0' TORN='0' "
             "LATE='0'/></FRAMES>") == std::nullopt);
+}
+
+TEST_CASE("dyper agent replies: WHORU's process facts print and read back",
+          "[dyper][agent_replies]") {
+  const agent_whoru_reply x{"/usr/bin/py thon",
+                            {"python3", "-c", "print('x')"},
+                            {{"TERM", "xterm"}, {"LINES", "a\nb&c"}},
+                            1795459678190123456};
+  const auto text = print_agent_whoru_reply(x);
+  CHECK(text ==
+        "<EXECUTABLE>/usr/bin/py thon</EXECUTABLE><START>python3</START><ARG>-c</ARG>"
+        "<ARG>print(&apos;x&apos;)</ARG><ENV KEY='TERM'>xterm</ENV>"
+        "<ENV KEY='LINES'>a&#10;b&amp;c</ENV>"
+        "<TIME MILLIS='1795459678190' NANO='1795459678190123456'/>");
+  CHECK(parse_agent_whoru_reply(text) == x);
+  const agent_whoru_reply bare{"/bin/x", {}, {}, 5'000'000};
+  CHECK(print_agent_whoru_reply(bare) ==
+        "<EXECUTABLE>/bin/x</EXECUTABLE><TIME MILLIS='5' NANO='5000000'/>");
+  CHECK(parse_agent_whoru_reply(print_agent_whoru_reply(bare)) == bare);
+  CHECK(parse_agent_whoru_reply(
+            "<EXECUTABLE>/bin/x</EXECUTABLE><TIME MILLIS='6' NANO='5000000'/>") == std::nullopt);
+  CHECK(parse_agent_whoru_reply("<EXECUTABLE>/bin/x</EXECUTABLE><ARG>a</ARG>"
+                                "<TIME MILLIS='5' NANO='5000000'/>") == std::nullopt);
+}
+
+TEST_CASE("dyper agent replies: CLASSMODEL and AGENTS print and read back",
+          "[dyper][agent_replies]") {
+  const agent_classmodel_reply model{
+      "/usr/bin/work",
+      {{"/usr/bin/work", 0x55d1c0a00000, "NORMAL"},
+       {"/usr/lib/x86_64-linux-gnu/libc.so.6", 0x7f3a12000000, "SYSTEM"},
+       {"/zero", 0, "NORMAL"}}};
+  const auto text = print_agent_classmodel_reply(model);
+  CHECK(text ==
+        "<CLASSMODEL><EXECUTABLE NAME='/usr/bin/work'/>"
+        "<OBJECT NAME='/usr/bin/work' BASE='0x55d1c0a00000' TYPE='NORMAL'/>"
+        "<OBJECT NAME='/usr/lib/x86_64-linux-gnu/libc.so.6' BASE='0x7f3a12000000' TYPE='SYSTEM'/>"
+        "<OBJECT NAME='/zero' BASE='0x0' TYPE='NORMAL'/></CLASSMODEL>");
+  CHECK(parse_agent_classmodel_reply(text) == model);
+  CHECK(parse_agent_classmodel_reply("<CLASSMODEL><EXECUTABLE NAME='/x'/><OBJECT NAME='/y' "
+                                     "BASE='12' TYPE='IO'/></CLASSMODEL>") == std::nullopt);
+
+  const agent_list_reply agents{{"frames"}};
+  CHECK(print_agent_list_reply(agents) == "<AGENTS><AGENT CLASS='frames'/></AGENTS>");
+  CHECK(parse_agent_list_reply(print_agent_list_reply(agents)) == agents);
+  CHECK(parse_agent_list_reply("<AGENTS><AGENT NAME='frames'/></AGENTS>") == std::nullopt);
 }
