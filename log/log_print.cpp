@@ -4,6 +4,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "log/json_dump.hpp"
 #include "log/log_codec.hpp"
 #include "log/log_print_text.hpp"
 
@@ -27,11 +28,19 @@ log_printer_registry& default_log_printers() {
 
 namespace {
 
+using nlohmann::ordered_json;
 using log_text::append_escaped;
 using log_text::append_hex;
-using log_text::append_json;
 using log_text::append_number;
 using log_text::append_value;
+using log_text::json_utf8;
+
+// One JSON Lines object, reals in the shortest form that reads back (as the text rows print
+// them: 5, 0.25, 1e+300).
+void append_json_line(std::string& out, const ordered_json& object) {
+  append_json(out, object, &append_number<double>);
+  out += '\n';
+}
 
 // Buffers output and writes it to the stream 64 KiB at a time.
 class out_buffer {
@@ -60,7 +69,7 @@ class print_sink final : public log_row_sink {
   void set_module(std::string_view module) {
     module_.clear();
     if (json_) {
-      append_json(module_, module);
+      module_ = json_utf8(module);
     } else {
       append_escaped(module_, module);
     }
@@ -74,17 +83,14 @@ class print_sink final : public log_row_sink {
     }
     std::string& o = out_.buf();
     if (json_) {
-      o += "{\"type\":\"row\",\"module\":";
-      o += module_;
-      o += ",\"record_id\":\"";
-      append_number(o, record_id);
-      o += "\",\"counter\":";
-      append_json(o, counter);
-      o += ",\"value\":";
-      append_value(o, value, true);
-      o += ',';
-      o += name_;
-      o += "}\n";
+      // The record id is a string: a u64 does not fit a double, which many JSON readers use.
+      ordered_json row{{"type", "row"},
+                       {"module", module_},
+                       {"record_id", std::to_string(record_id)},
+                       {"counter", json_utf8(counter)},
+                       {"value", log_text::json_value(value)}};
+      row.update(name_json_);
+      append_json_line(o, row);
     } else {
       o += module_;
       o += '\t';
@@ -92,7 +98,7 @@ class print_sink final : public log_row_sink {
       o += '\t';
       append_escaped(o, counter);
       o += '\t';
-      append_value(o, value, false);
+      append_value(o, value);
       o += '\t';
       o += name_;
       o += '\n';
@@ -109,15 +115,13 @@ class print_sink final : public log_row_sink {
     name_.clear();
     const log_name* n = names_.find(id);
     if (json_) {
-      if (!n) {
-        name_ = "\"name\":null";
-      } else if (n->printable()) {
-        name_ = "\"name\":";
-        append_json(name_, n->bytes);
-      } else {
-        name_ = "\"name\":null,\"name_hex\":\"";
-        append_hex(name_, n->bytes);
-        name_ += '"';
+      name_json_ = {{"name", nullptr}};
+      if (n && n->printable()) {
+        name_json_["name"] = json_utf8(n->bytes);
+      } else if (n) {
+        std::string hex;
+        append_hex(hex, n->bytes);
+        name_json_["name_hex"] = std::move(hex);
       }
     } else {
       name_ = n ? log_name_text(*n) : "<no name>";
@@ -128,7 +132,8 @@ class print_sink final : public log_row_sink {
   const log_name_table& names_;
   bool json_;
   std::string module_;
-  std::string name_;
+  std::string name_;         // the text rows' name column
+  ordered_json name_json_;   // the JSON rows' "name" (and "name_hex") fields
   bool have_last_ = false;
   std::uint64_t last_id_ = 0;
   std::uint64_t rows_ = 0;
@@ -226,20 +231,13 @@ void print_log(const std::string& path, const log_print_options& options, std::o
   auto note = [&](const std::string& text, const log_region* module = nullptr,
                   const char* reason = nullptr) {
     if (json) {
-      b += "{\"type\":\"note\",\"text\":";
-      append_json(b, text);
+      ordered_json line{{"type", "note"}, {"text", json_utf8(text)}};
       if (module) {
-        b += ",\"module\":";
-        append_json(b, module->name);
-        b += ",\"module_id\":";
-        append_number(b, module->id);
+        line["module"] = json_utf8(module->name);
+        line["module_id"] = module->id;
       }
-      if (reason) {
-        b += ",\"reason\":\"";
-        b += reason;
-        b += '"';
-      }
-      b += "}\n";
+      if (reason) line["reason"] = reason;
+      append_json_line(b, line);
     } else {
       b += "# note: ";
       append_escaped(b, text);
@@ -259,17 +257,12 @@ void print_log(const std::string& path, const log_print_options& options, std::o
   const char* order = reinterpret_cast<const unsigned char*>(&m)[0] == 0x50 ? "little-endian"
                                                                             : "big-endian";
   if (json) {
-    b += "{\"type\":\"log\",\"path\":";
-    append_json(b, path);
-    b += ",\"format_version\":";
-    append_number(b, reader.format_version());
-    b += ",\"byte_order\":\"";
-    b += order;
-    b += "\",\"compression\":\"";
-    b += log_compression_name(reader.compression());
-    b += "\",\"complete\":";
-    b += reader.complete() ? "true" : "false";
-    b += "}\n";
+    append_json_line(b, ordered_json{{"type", "log"},
+                                     {"path", json_utf8(path)},
+                                     {"format_version", reader.format_version()},
+                                     {"byte_order", order},
+                                     {"compression", log_compression_name(reader.compression())},
+                                     {"complete", reader.complete()}});
   } else {
     hline("perfdm log: " + log_escape_text(path));
     hline("format version: " + std::to_string(reader.format_version()));
@@ -289,30 +282,18 @@ void print_log(const std::string& path, const log_print_options& options, std::o
     } else {
       const job_record job = reader.read_job(*jr);
       if (json) {
-        b += "{\"type\":\"job\",\"command_line\":";
-        append_json(b, job.command_line);
-        b += ",\"host\":";
-        append_json(b, job.host);
-        b += ",\"start_ns\":";
-        append_number(b, job.start_ns);
-        b += ",\"end_ns\":";
-        append_number(b, job.end_ns);
-        b += ",\"metadata\":[";
-        for (std::size_t i = 0; i < job.metadata.size(); ++i) {
-          b += i ? ",{\"key\":" : "{\"key\":";
-          append_json(b, job.metadata[i].first);
-          b += ",\"value\":";
-          append_json(b, job.metadata[i].second);
-          b += '}';
-          o.line_done();
+        ordered_json metadata = ordered_json::array();
+        for (const auto& [key, value] : job.metadata) {
+          metadata.push_back({{"key", json_utf8(key)}, {"value", json_utf8(value)}});
         }
-        b += "],\"pids\":[";
-        for (std::size_t i = 0; i < job.pids.size(); ++i) {
-          if (i) b += ',';
-          append_number(b, job.pids[i]);
-          o.line_done();
-        }
-        b += "]}\n";
+        append_json_line(b, ordered_json{{"type", "job"},
+                                         {"command_line", json_utf8(job.command_line)},
+                                         {"host", json_utf8(job.host)},
+                                         {"start_ns", job.start_ns},
+                                         {"end_ns", job.end_ns},
+                                         {"metadata", std::move(metadata)},
+                                         {"pids", job.pids}});
+        o.line_done();
       } else {
         hline("job command line: " + log_escape_text(job.command_line));
         hline("job host: " + log_escape_text(job.host));
@@ -363,25 +344,16 @@ void print_log(const std::string& path, const log_print_options& options, std::o
   for (const auto& r : reader.regions()) {
     const bool partial = (r.flags & logfmt::flag_partial) != 0;
     if (json) {
-      b += "{\"type\":\"region\",\"id\":";
-      append_number(b, r.id);
-      b += ",\"name\":";
-      append_json(b, r.name);
-      b += ",\"version\":";
-      append_number(b, r.version);
-      b += ",\"partial\":";
-      b += partial ? "true" : "false";
-      b += ",\"offset\":";
-      append_number(b, r.offset);
-      b += ",\"compressed_bytes\":";
-      append_number(b, r.compressed_size);
-      b += ",\"uncompressed_bytes\":";
-      append_number(b, r.uncompressed_size);
-      if (&r == nr) {
-        b += ",\"names\":";
-        append_number(b, names.entries);
-      }
-      b += "}\n";
+      ordered_json line{{"type", "region"},
+                        {"id", r.id},
+                        {"name", json_utf8(r.name)},
+                        {"version", r.version},
+                        {"partial", partial},
+                        {"offset", r.offset},
+                        {"compressed_bytes", r.compressed_size},
+                        {"uncompressed_bytes", r.uncompressed_size}};
+      if (&r == nr) line["names"] = names.entries;
+      append_json_line(b, line);
       o.line_done();
     } else {
       std::string t = "region " + region_text(r) + ": version " + std::to_string(r.version) +

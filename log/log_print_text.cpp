@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 namespace perfdm {
 
@@ -76,9 +75,9 @@ void log_text::append_hex(std::string& out, std::string_view s) {
   for (unsigned char c : s) append_hex_byte(out, c);
 }
 
-// A JSON string, written by nlohmann-json; bytes that are not UTF-8 are read as Latin-1 first
-// (0xe9 is U+00E9), so that no byte of a name or a command line is lost.
-void log_text::append_json(std::string& out, std::string_view s) {
+// Bytes that are not UTF-8 are read as Latin-1 (0xe9 is U+00E9), so that no byte of a name or
+// a command line is lost when nlohmann-json writes the string.
+std::string log_text::json_utf8(std::string_view s) {
   std::string text;
   text.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -95,34 +94,38 @@ void log_text::append_json(std::string& out, std::string_view s) {
       ++i;
     }
   }
-  out += nlohmann::json(std::move(text)).dump();
+  return text;
 }
 
-void log_text::append_value(std::string& out, const log_value& v, bool json) {
+namespace {
+
+const char* not_finite_name(double f) { return std::isnan(f) ? "nan" : f > 0 ? "inf" : "-inf"; }
+
+}  // namespace
+
+void log_text::append_value(std::string& out, const log_value& v) {
   switch (v.kind) {
     case log_value::integer: append_number(out, v.i); break;
     case log_value::real:
       if (std::isfinite(v.f)) {
         append_number(out, v.f);
       } else {
-        const char* t = std::isnan(v.f) ? "nan" : v.f > 0 ? "inf" : "-inf";
-        if (json) {
-          out += '"';
-          out += t;
-          out += '"';
-        } else {
-          out += t;
-        }
+        out += not_finite_name(v.f);
       }
       break;
-    case log_value::text:
-      if (json) {
-        append_json(out, v.s);
-      } else {
-        append_escaped(out, v.s);
-      }
-      break;
+    case log_value::text: append_escaped(out, v.s); break;
   }
+}
+
+nlohmann::ordered_json log_text::json_value(const log_value& v) {
+  switch (v.kind) {
+    case log_value::integer: return v.i;
+    case log_value::real:
+      if (std::isfinite(v.f)) return v.f;
+      return not_finite_name(v.f);
+    case log_value::text: break;
+  }
+  return json_utf8(v.s);
 }
 
 std::string log_escape_text(std::string_view bytes) {

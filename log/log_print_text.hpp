@@ -1,9 +1,10 @@
 // How `perfdm log` writes bytes and values as text: escaped for the tab-separated rows, as
-// hex for names that are not printable, as JSON strings (nlohmann-json's; valid UTF-8 kept,
-// other bytes read as Latin-1) for JSON Lines. Appends to a string.
+// hex for names that are not printable, as JSON values (nlohmann-json's; valid UTF-8 kept,
+// other bytes read as Latin-1) for JSON Lines.
 #pragma once
 
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -15,10 +16,12 @@ namespace perfdm::log_text {
 void append_escaped(std::string& out, std::string_view s);
 // Two lower-case hex digits per byte.
 void append_hex(std::string& out, std::string_view s);
-// A JSON string, quotes included; bytes that are not UTF-8 read as Latin-1.
-void append_json(std::string& out, std::string_view s);
-// A value: a number, nan/inf/-inf (quoted in JSON), or text (escaped, or a JSON string).
-void append_value(std::string& out, const log_value& v, bool json);
+// `s` as the UTF-8 text of a JSON string: valid UTF-8 kept, other bytes read as Latin-1.
+std::string json_utf8(std::string_view s);
+// A value in a tab-separated row: a number, nan, inf, -inf, or escaped text.
+void append_value(std::string& out, const log_value& v);
+// A value in a JSON row: a number, the string "nan", "inf" or "-inf", or a string.
+nlohmann::ordered_json json_value(const log_value& v);
 
 // An integer or a double in its shortest form that reads back the same.
 template <class T>

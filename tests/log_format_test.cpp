@@ -415,11 +415,7 @@ TEST_CASE("log printer: --json prints JSON Lines", "[log]") {
 }
 
 TEST_CASE("log printer: a JSON string keeps every byte, non-UTF-8 ones read as Latin-1", "[log]") {
-  auto json = [](std::string_view s) {
-    std::string out;
-    log_text::append_json(out, s);
-    return out;
-  };
+  auto json = [](std::string_view s) { return nlohmann::json(log_text::json_utf8(s)).dump(); };
   CHECK(json("plain /path") == "\"plain /path\"");
   CHECK(json("q\"b\\n\nt\tr\r") == "\"q\\\"b\\\\n\\nt\\tr\\r\"");
   CHECK(json(std::string("\x01", 1)) == "\"\\u0001\"");

@@ -3,6 +3,7 @@
 // tests/browser/trace_test.mjs (ctest dashboard.trace).
 #include <catch2/catch.hpp>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "trace/log_trace.hpp"
@@ -11,16 +12,27 @@
 using namespace perfdm;
 
 TEST_CASE("trace: JSON strings and numbers", "[trace]") {
-  CHECK(json_string("a\"b\\c\nd\te\x01") == "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
-  CHECK(json_string("/Process/w{7}") == "\"/Process/w{7}\"");
+  auto name_event = [](std::string_view name) {
+    std::ostringstream out;
+    trace_event_writer w(out);
+    w.process_name(1, name);
+    w.finish();
+    const std::string text = out.str();
+    const std::string before = "\"args\":{\"name\":";
+    const auto at = text.find(before) + before.size();
+    return text.substr(at, text.find("}}", at) - at);
+  };
+  CHECK(name_event("a\"b\\c\nd\te\x01") == "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+  CHECK(name_event("/Process/w{7}") == "\"/Process/w{7}\"");
   // Backspace and form feed in their short forms; a byte that is not UTF-8 as U+FFFD; UTF-8
   // as it is.
-  CHECK(json_string("\b\f") == "\"\\b\\f\"");
-  CHECK(json_string("a\xff" "b") == "\"a\xef\xbf\xbd" "b\"");
-  CHECK(json_string("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
+  CHECK(name_event("\b\f") == "\"\\b\\f\"");
+  CHECK(name_event("a\xff" "b") == "\"a\xef\xbf\xbd" "b\"");
+  CHECK(name_event("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
   CHECK(json_number(0.1 + 0.2) == "0.30000000000000004");
   CHECK(json_number(400000) == "400000");
   CHECK(json_number(-2.5e-7) == "-2.5e-07");
+  CHECK(json_number(1.7e15) == "1.7e+15");
 }
 
 TEST_CASE("trace: events, and values that are not finite left out", "[trace]") {
@@ -93,4 +105,40 @@ TEST_CASE("trace: rows of perfdm log become phases, processes and counter tracks
   CHECK(first != std::string::npos);
   CHECK(second != std::string::npos);
   CHECK(first < second);
+}
+
+TEST_CASE("trace: every event reads back with nlohmann-json, field by field", "[trace][json]") {
+  std::ostringstream out;
+  {
+    trace_event_writer w(out);
+    w.process_name(4711, "w{9} \"x\"");
+    w.thread_name(4711, 4712, "worker");
+    w.counter(4711, "MI 0 [] @ /Process/w{9}", 1.7e9, 0.1 + 0.2, "bytes");
+    w.slice(1, 1, "phase [1]", 0.25, 1.5, "phases");
+    w.slice(1, 1, "never ends", 0.5, std::numeric_limits<double>::quiet_NaN());
+    w.finish({{"frames", "12"}, {"note", "],\"x\":[]"}});
+  }
+  const auto trace = nlohmann::json::parse(out.str());  // fails the test when it is no JSON
+  CHECK(trace.at("displayTimeUnit") == "ms");
+  const auto& events = trace.at("traceEvents");
+  REQUIRE(events.size() == 5);
+  CHECK(events[0] == nlohmann::json::parse(
+                         R"({"ph":"M","name":"process_name","pid":4711,"tid":0,)"
+                         R"("args":{"name":"w{9} \"x\""}})"));
+  CHECK(events[1].at("name") == "thread_name");
+  CHECK(events[1].at("tid") == 4712);
+  CHECK(events[1].at("args").at("name") == "worker");
+  CHECK(events[2].at("ph") == "C");
+  CHECK(events[2].at("name") == "MI 0 [] @ /Process/w{9}");
+  CHECK(events[2].at("ts").get<double>() == 1.7e15);
+  CHECK(events[2].at("args").at("bytes").get<double>() == 0.1 + 0.2);
+  CHECK(events[3] == nlohmann::json::parse(R"({"ph":"X","name":"phase [1]","cat":"phases",)"
+                                           R"("pid":1,"tid":1,"ts":250000,"dur":1500000})"));
+  // A duration that is not a number is null, so the file stays JSON.
+  CHECK(events[4].at("ts") == 500000);
+  CHECK(events[4].at("dur").is_null());
+  CHECK(trace.at("otherData") == nlohmann::json{{"frames", "12"}, {"note", "],\"x\":[]"}});
+  // Times in the trace's number form: printf's %.15g, not nlohmann-json's 1700000000000000.0.
+  CHECK(out.str().find("\"ts\":1.7e+15,\"args\":{\"bytes\":0.30000000000000004}}") !=
+        std::string::npos);
 }

@@ -3,15 +3,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
+
+#include "log/json_dump.hpp"
 
 namespace perfdm {
 
-std::string json_string(std::string_view text) {
-  // Bytes that are not UTF-8 become U+FFFD: the file stays JSON.
-  return nlohmann::json(std::string(text))
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+using nlohmann::ordered_json;
 
 std::string json_number(double value) {
   char buf[32];
@@ -24,64 +21,81 @@ std::string json_number(double value) {
 
 namespace {
 
-// Seconds to the format's microseconds.
-std::string micros(double seconds) {
-  return json_number(seconds * 1e6);
+void append_trace_real(std::string& out, double value) { out += json_number(value); }
+
+std::string trace_json(const ordered_json& value) {
+  std::string text;
+  append_json(text, value, &append_trace_real);
+  return text;
 }
+
+// Seconds to the format's microseconds.
+double micros(double seconds) { return seconds * 1e6; }
+
+// The trace object's text with an empty event array, cut where the events go: the part before
+// the array's closing bracket, and the part after it.
+constexpr std::string_view events_gap = "[]";
 
 }  // namespace
 
 trace_event_writer::trace_event_writer(std::ostream& out) : out_(out) {
-  out_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  const std::string head =
+      trace_json(ordered_json{{"displayTimeUnit", "ms"}, {"traceEvents", ordered_json::array()}});
+  out_ << head.substr(0, head.find(events_gap) + 1);
 }
 
 trace_event_writer::~trace_event_writer() {
   if (!finished_) finish();
 }
 
-void trace_event_writer::begin_event() {
-  out_ << (events_++ == 0 ? "\n" : ",\n");
+void trace_event_writer::event(const ordered_json& event) {
+  out_ << (events_++ == 0 ? "\n" : ",\n") << trace_json(event);
 }
 
 void trace_event_writer::process_name(std::int64_t pid, std::string_view name) {
-  begin_event();
-  out_ << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
-       << ",\"tid\":0,\"args\":{\"name\":" << json_string(name) << "}}";
+  event({{"ph", "M"},
+         {"name", "process_name"},
+         {"pid", pid},
+         {"tid", 0},
+         {"args", {{"name", std::string(name)}}}});
 }
 
 void trace_event_writer::thread_name(std::int64_t pid, std::int64_t tid, std::string_view name) {
-  begin_event();
-  out_ << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid
-       << ",\"args\":{\"name\":" << json_string(name) << "}}";
+  event({{"ph", "M"},
+         {"name", "thread_name"},
+         {"pid", pid},
+         {"tid", tid},
+         {"args", {{"name", std::string(name)}}}});
 }
 
 void trace_event_writer::counter(std::int64_t pid, std::string_view name, double seconds,
                                  double value, std::string_view series) {
   if (!std::isfinite(value) || !std::isfinite(seconds)) return;
-  begin_event();
-  out_ << "{\"ph\":\"C\",\"name\":" << json_string(name) << ",\"pid\":" << pid
-       << ",\"tid\":0,\"ts\":" << micros(seconds) << ",\"args\":{" << json_string(series) << ':'
-       << json_number(value) << "}}";
+  event({{"ph", "C"},
+         {"name", std::string(name)},
+         {"pid", pid},
+         {"tid", 0},
+         {"ts", micros(seconds)},
+         {"args", {{std::string(series), value}}}});
 }
 
 void trace_event_writer::slice(std::int64_t pid, std::int64_t tid, std::string_view name,
                                double seconds, double duration, std::string_view category) {
-  begin_event();
-  out_ << "{\"ph\":\"X\",\"name\":" << json_string(name) << ",\"cat\":" << json_string(category)
-       << ",\"pid\":" << pid << ",\"tid\":" << tid << ",\"ts\":" << micros(seconds)
-       << ",\"dur\":" << micros(duration) << "}";
+  event({{"ph", "X"},
+         {"name", std::string(name)},
+         {"cat", std::string(category)},
+         {"pid", pid},
+         {"tid", tid},
+         {"ts", micros(seconds)},
+         {"dur", micros(duration)}});
 }
 
 void trace_event_writer::finish(const std::map<std::string, std::string>& metadata) {
   if (finished_) return;
   finished_ = true;
-  out_ << "\n],\"otherData\":{";
-  bool first = true;
-  for (auto& [k, v] : metadata) {
-    out_ << (first ? "" : ",") << json_string(k) << ':' << json_string(v);
-    first = false;
-  }
-  out_ << "}}\n";
+  const std::string tail = trace_json(ordered_json{{"traceEvents", ordered_json::array()},
+                                                   {"otherData", metadata}});
+  out_ << '\n' << tail.substr(tail.find(events_gap) + 1) << '\n';
 }
 
 }  // namespace perfdm

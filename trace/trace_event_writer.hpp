@@ -1,10 +1,12 @@
 // The Chrome Trace Event format (the JSON Object Format that Perfetto and chrome://tracing
 // open), written as a stream: events go out as they are given, so a trace of any length
-// takes constant memory. Times are given in seconds and written in microseconds.
+// takes constant memory. Times are given in seconds and written in microseconds. Each event is
+// one nlohmann-json object; only the event array's brackets and commas are written here.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -35,15 +37,14 @@ class trace_event_writer {
   std::uint64_t events() const { return events_; }
 
  private:
-  void begin_event();
+  void event(const nlohmann::ordered_json& event);
   std::ostream& out_;
   std::uint64_t events_ = 0;
   bool finished_ = false;
 };
 
-// `text` as a JSON string, quotes included.
-std::string json_string(std::string_view text);
-// A finite number in the shortest form that reads back as the same double.
+// A trace's reals: a finite number written by printf's %.15g, %.16g or %.17g, the first that
+// reads back as the same double (400000, 1.7e+15, 0.30000000000000004).
 std::string json_number(double value);
 
 }  // namespace perfdm
