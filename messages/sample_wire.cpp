@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "messages/exact_doubles.hpp"
+
 namespace perfdm {
 
 namespace {
@@ -24,18 +26,6 @@ std::uint64_t get(const char* at) {
   return v;
 }
 
-std::uint64_t bits(double d) {
-  std::uint64_t v;
-  std::memcpy(&v, &d, 8);
-  return v;
-}
-
-double from_bits(std::uint64_t v) {
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
-}
-
 }  // namespace
 
 std::vector<char> pack_samples(const std::vector<sample>& samples) {
@@ -43,9 +33,9 @@ std::vector<char> pack_samples(const std::vector<sample>& samples) {
   char* at = out.data();
   for (auto& s : samples) {
     put(at, s.mi.id);
-    put(at + 8, bits(s.start));
-    put(at + 16, bits(s.end));
-    put(at + 24, bits(s.value));
+    put(at + 8, bits_of(s.start));
+    put(at + 16, bits_of(s.end));
+    put(at + 24, bits_of(s.value));
     at += sample_wire_bytes;
   }
   return out;
@@ -56,8 +46,8 @@ bool unpack_samples(const std::vector<char>& bytes, std::vector<sample>& out) {
   out.resize(bytes.size() / sample_wire_bytes);
   const char* at = bytes.data();
   for (auto& s : out) {
-    s = sample{mi_handle{get(at)}, from_bits(get(at + 8)), from_bits(get(at + 16)),
-               from_bits(get(at + 24))};
+    s = sample{mi_handle{get(at)}, double_of(get(at + 8)), double_of(get(at + 16)),
+               double_of(get(at + 24))};
     at += sample_wire_bytes;
   }
   return true;

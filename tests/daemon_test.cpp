@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <regex>
 #include <sstream>
@@ -48,14 +49,14 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The buckets of MI `mi` (DATA through a client); a negative value is a bucket without data.
+// Every bucket of MI `mi` (DATA through a client), an empty one as NaN.
 std::vector<double> buckets(const published_engine& engine, int mi) {
   auto r = run_client(engine.address(), {"DATA", "MI=" + std::to_string(mi)});
   std::smatch m;
   std::vector<double> out;
   if (!std::regex_search(r.out, m, std::regex(">([^<]*)</HISTOGRAM>"))) return out;
   std::istringstream in(m[1].str());
-  for (double v; in >> v;) out.push_back(v);
+  for (std::string word; in >> word;) out.push_back(std::strtod(word.c_str(), nullptr));
   return out;
 }
 
@@ -65,7 +66,7 @@ std::vector<std::size_t> common(const std::vector<std::vector<double>>& hs, std:
   std::vector<std::size_t> out;
   for (std::size_t k = from; k < to; ++k) {
     bool all = true;
-    for (auto& h : hs) all = all && k < h.size() && h[k] >= 0;
+    for (auto& h : hs) all = all && k < h.size() && !std::isnan(h[k]);
     if (all) out.push_back(k);
   }
   return out;

@@ -53,8 +53,8 @@ TEST_CASE("relay: a daemon killed behind a live relay is announced, leaves TOPOL
   std::vector<std::vector<double>> hs;
   std::vector<std::size_t> both;
   REQUIRE(eventually([&] {
-    hs = {all_buckets(engine.address(), 0), all_buckets(engine.address(), 1),
-          all_buckets(engine.address(), 2)};
+    hs = {buckets(engine.address(), 0), buckets(engine.address(), 1),
+          buckets(engine.address(), 2)};
     const auto complete = std::min({hs[0].size(), hs[1].size(), hs[2].size()});
     both.clear();
     for (std::size_t k = 0; k + 2 < complete; ++k)  // the last two may still fill
@@ -91,10 +91,10 @@ TEST_CASE("relay: a daemon killed behind a live relay is announced, leaves TOPOL
   // The relay's aggregate waits for nothing of the gone daemon: the whole program's buckets
   // go on, and from two buckets after the kill on they are the live daemon's alone; before
   // it, what both sent (nothing lost of the killed one's) is the sum of the two.
-  const auto at_kill = all_buckets(engine.address(), 0).size();
+  const auto at_kill = buckets(engine.address(), 0).size();
   REQUIRE(eventually([&] {
-    hs = {all_buckets(engine.address(), 0), all_buckets(engine.address(), 1),
-          all_buckets(engine.address(), 2)};
+    hs = {buckets(engine.address(), 0), buckets(engine.address(), 1),
+          buckets(engine.address(), 2)};
     return hs[0].size() >= at_kill + 7 && hs[2].size() >= at_kill + 7;
   }));
   const auto last = std::min(hs[0].size(), hs[2].size()) - 2;  // the last two still fill
@@ -233,8 +233,8 @@ TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announc
   auto stopped_tree = topology(engine);
   CHECK(stopped_tree.find("NAME='node-h2'") != std::string::npos);
   CHECK(stopped_tree.find("NAME='node-h1'") == std::string::npos);
-  const auto at_stop = all_buckets(engine.address(), 0).size();
-  REQUIRE(eventually([&] { return all_buckets(engine.address(), 0).size() >= at_stop + 3; }));
+  const auto at_stop = buckets(engine.address(), 0).size();
+  REQUIRE(eventually([&] { return buckets(engine.address(), 0).size() >= at_stop + 3; }));
 
   // Resumed, it finds its connection closed and fails over to the relay's upstream as if the
   // relay had died. The relay lives on and said it lost it, so the engine does not wait for
@@ -252,11 +252,11 @@ TEST_CASE("relay: a daemon frozen past the relay's connection timeout is announc
   INFO(t);
   CHECK(std::regex_search(t, std::regex("<NODE NAME='node-h1' HOST='[^']*' KIND='daemon'")));
   CHECK(node_attribute(t, "relay-h", "COMPONENTS") == "1");
-  const auto at_resume = all_buckets(engine.address(), 0).size();
+  const auto at_resume = buckets(engine.address(), 0).size();
   std::vector<std::vector<double>> hs;
   REQUIRE(eventually([&] {
-    hs = {all_buckets(engine.address(), 0), all_buckets(engine.address(), 1),
-          all_buckets(engine.address(), 2)};
+    hs = {buckets(engine.address(), 0), buckets(engine.address(), 1),
+          buckets(engine.address(), 2)};
     return std::min({hs[0].size(), hs[1].size(), hs[2].size()}) >= at_resume + 7;
   }));
   const auto last = std::min({hs[0].size(), hs[1].size(), hs[2].size()}) - 2;

@@ -73,16 +73,8 @@ inline std::string histogram_text(const std::string& engine, int mi) {
   return m[1].str();
 }
 
-// The buckets of MI `mi` up to the first empty one.
+// Every bucket of MI `mi` as DATA prints it, an empty one as NaN (DATA's "nan").
 inline std::vector<double> buckets(const std::string& engine, int mi) {
-  std::istringstream in(histogram_text(engine, mi));
-  std::vector<double> out;
-  for (double v; in >> v;) out.push_back(v);
-  return out;
-}
-
-// Every bucket of MI `mi`, an empty one as NaN.
-inline std::vector<double> all_buckets(const std::string& engine, int mi) {
   std::istringstream in(histogram_text(engine, mi));
   std::vector<double> out;
   for (std::string word; in >> word;) out.push_back(std::strtod(word.c_str(), nullptr));
