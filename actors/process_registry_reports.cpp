@@ -38,8 +38,9 @@ void collect_report(registry_actor self, caf::actor dm, std::int32_t pid,
                 readings.report_cost_ms = q.reports ? q.report_cost_ms / q.reports : 0.0;
                 readings.min_counter = std::stoull(q.commands.variables.at("MIN_COUNTER"));
                 if (!q.history) q.history = std::make_shared<dyper_report_history>(epoch_now_ms());
-                auto body = q.history->monitor(readings, process_report_attributes(info),
-                                               process_report_sections(info, frames, status));
+                auto report = q.history->monitor(readings);
+                add_process_report_parts(report, info, frames, status);
+                auto body = print_agent_report_monitor(report);
                 q.report_cost_ms += static_cast<double>(thread_cpu_ns() - started) / 1e6;
                 ++q.reports;
                 if (profile) q.commands.overhead_ms = std::llround(profile->cost * 1e3);

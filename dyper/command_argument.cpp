@@ -1,7 +1,5 @@
 #include "dyper/command_argument.hpp"
 
-#include "messages/xml_codec.hpp"
-
 namespace perfdm {
 
 [[noreturn]] void refuse(dm_error code, const std::string& reason) {
@@ -15,10 +13,6 @@ std::string upper(std::string s) {
   for (auto& c : s)
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   return s;
-}
-
-std::string attr(const std::string& key, const std::string& value) {
-  return " " + key + "='" + xml_escaped(value) + "'";
 }
 
 argument::argument(const std::string& text) : buffer_(text.begin(), text.end()) {

@@ -21,8 +21,6 @@ using xml_node = rapidxml::xml_node<char>;
 [[noreturn]] void bad_argument(const std::string& reason);
 
 std::string upper(std::string s);
-// ` key='value'`, the value escaped.
-std::string attr(const std::string& key, const std::string& value);
 
 class argument {
  public:

@@ -2,7 +2,7 @@
 // `<MONITOR>` element the original agent pushes, with every section DyPer's controller parses
 // (COUNTERS, THREADS, TIMING, MEMORY, IOCOUNTERS, REACTIONS), built from what perfdm reads of
 // a native process: the stack sampler's profile and thread states, and /proc. Plain C++: the
-// process registry reads, this file writes.
+// process registry reads, this file computes, messages/agent_report_monitor.hpp prints.
 //
 // Units are DyPer's: times in ms since the epoch, durations and CPU in ms, memory in bytes.
 // Some sections are averages over the reports so far (MEMORY's USED/COMM, TIMING's NLIVE),
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "messages/agent_report_monitor.hpp"
 #include "messages/native_messages.hpp"
 
 namespace perfdm {
@@ -57,10 +58,9 @@ class dyper_report_history {
   // `start_ms`: when the engine began observing the process (MEMORY START, CLOCK's origin).
   explicit dyper_report_history(std::int64_t start_ms) : start_ms_(start_ms) {}
 
-  // The `<MONITOR …>` element: DyPer's sections, then `extra` (perfdm's own sections) before
-  // its end tag. `extra_attributes` (text starting with a space) follow DyPer's attributes.
-  std::string monitor(const dyper_report_readings& r, const std::string& extra_attributes = {},
-                      const std::string& extra = {});
+  // The `<MONITOR …>` element's DyPer parts (its sampling figures and sections); perfdm's
+  // (`process`, `perfdm`) are the caller's to fill.
+  agent_report_monitor monitor(const dyper_report_readings& r);
 
  private:
   struct usage {  // running sums of one MEMORY USAGE over the reports
@@ -68,10 +68,10 @@ class dyper_report_history {
     std::uint64_t count = 0;
   };
   void add_usage(const std::string& name, double used, double committed);
-  std::string counters(const dyper_report_readings& r) const;
-  std::string threads(const dyper_report_readings& r);
-  std::string timing(const dyper_report_readings& r);
-  std::string memory(const dyper_report_readings& r);
+  agent_report_counters counters(const dyper_report_readings& r) const;
+  agent_report_threads threads(const dyper_report_readings& r);
+  agent_report_timing timing(const dyper_report_readings& r);
+  agent_report_memory memory(const dyper_report_readings& r);
 
   std::int64_t start_ms_;
   std::map<std::string, usage> usages_;  // by NAME

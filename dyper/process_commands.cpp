@@ -16,7 +16,6 @@
 #include "dyper/process_variables.hpp"
 #include "messages/agent_classmodel_reply.hpp"
 #include "messages/agent_list_reply.hpp"
-#include "messages/agent_report_sections.hpp"
 #include "messages/agent_threads_reply.hpp"
 #include "messages/agent_whoru_reply.hpp"
 #include "messages/dypatch_replies.hpp"
@@ -463,20 +462,17 @@ process_command_outcome run_process_command(process_command_state& st, const pro
   return out;
 }
 
-std::string process_report_attributes(const process_info& info) {
-  return attr("PROCESS", info.resource) + attr("ACTIVE", info.active ? "true" : "false");
-}
-
-std::string process_report_sections(const process_info& info,
-                                    const std::vector<frame_type_stats>& frames,
-                                    const status_info& status) {
+void add_process_report_parts(agent_report_monitor& report, const process_info& info,
+                              const std::vector<frame_type_stats>& frames,
+                              const status_info& status) {
+  report.process = report_process{info.resource, info.active};
   agent_report_sections out;
   for (auto& mi : status.mis)
     if (mi.focus.find(info.resource) != std::string::npos)
       out.metrics.push_back({mi.id.id, mi.metric, mi.focus, mi.collecting});
   for (auto& t : frames)
     if (t.pid == info.pid) out.frame_types.push_back({t.frame_type, t.frames, t.lost, t.torn, t.late});
-  return print_agent_report_sections(out);
+  report.perfdm = std::move(out);
 }
 
 std::vector<detail_setting> parse_detail_settings(const std::string& argument_text) {

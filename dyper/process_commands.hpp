@@ -12,6 +12,7 @@
 
 #include "dyper/process_command_error.hpp"
 #include "messages/agent_classes_reply.hpp"
+#include "messages/agent_report_monitor.hpp"
 #include "messages/agent_settings_replies.hpp"
 #include "messages/dm_error.hpp"
 #include "messages/dm_messages.hpp"
@@ -70,13 +71,12 @@ struct process_command_outcome {
 process_command_outcome run_process_command(process_command_state& state, const process_info& info,
                                             const process_command& c);
 
-// REPORT's perfdm parts, beside DyPer's sections (dyper/dyper_report.hpp): the MONITOR
-// attributes PROCESS and ACTIVE, and the sections METRICS (the metric instances of `status`
-// whose focus names the process resource) and FRAMES (the process's frame counts).
-std::string process_report_attributes(const process_info& info);
-std::string process_report_sections(const process_info& info,
-                                    const std::vector<frame_type_stats>& frames,
-                                    const status_info& status);
+// REPORT's perfdm parts, beside DyPer's (dyper/dyper_report.hpp): the MONITOR attributes
+// PROCESS and ACTIVE, and the sections METRICS (the metric instances of `status` whose focus
+// names the process resource) and FRAMES (the process's frame counts).
+void add_process_report_parts(agent_report_monitor& report, const process_info& info,
+                              const std::vector<frame_type_stats>& frames,
+                              const status_info& status);
 
 // The current time in milliseconds since the epoch.
 std::int64_t epoch_now_ms();

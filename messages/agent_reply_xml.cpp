@@ -2,6 +2,7 @@
 #include "messages/agent_reply_xml.hpp"
 
 #include <charconv>
+#include <cmath>
 
 namespace perfdm::agent_xml {
 
@@ -44,12 +45,32 @@ std::optional<bool> flag(const node* n, const char* name) {
   return std::nullopt;
 }
 
-std::optional<std::uint64_t> count(const node* n, const char* name) {
+namespace {
+
+// The whole of attribute `name` read by from_chars as a T.
+template <class T>
+std::optional<T> whole(const node* n, const char* name) {
   auto v = attribute(n, name);
   if (!v || v->empty()) return std::nullopt;
-  std::uint64_t x = 0;
+  T x{};
   auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
   if (ec != std::errc() || end != v->data() + v->size()) return std::nullopt;
+  return x;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> count(const node* n, const char* name) {
+  return whole<std::uint64_t>(n, name);
+}
+
+std::optional<std::int64_t> integer(const node* n, const char* name) {
+  return whole<std::int64_t>(n, name);
+}
+
+std::optional<double> number(const node* n, const char* name) {
+  auto x = whole<double>(n, name);
+  if (!x || !std::isfinite(*x)) return std::nullopt;
   return x;
 }
 

@@ -36,8 +36,22 @@ std::optional<std::string_view> attribute(const node* n, const char* name);
 std::optional<bool> flag(const node* n, const char* name);
 // A decimal count; nothing when it is absent or not one.
 std::optional<std::uint64_t> count(const node* n, const char* name);
+// A decimal integer, perhaps negative; nothing when it is absent or not one.
+std::optional<std::int64_t> integer(const node* n, const char* name);
+// A finite number as format_number() writes it; nothing when it is absent or not one.
+std::optional<double> number(const node* n, const char* name);
 // The element children of `n`, each named `name`; nothing when another element or text is
 // among them.
 std::optional<std::vector<const node*>> children(const node* n, std::string_view name);
+
+// What `read` (a reader of one element) makes of `text`'s single top-level element; nothing
+// when `text` has none, several, or is no XML.
+template <class Read>
+auto read_root(std::string_view text, Read read) -> decltype(read(nullptr)) {
+  document doc(text);
+  auto* root = doc.root();
+  if (!root) return std::nullopt;
+  return read(root);
+}
 
 }  // namespace perfdm::agent_xml

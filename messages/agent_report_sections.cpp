@@ -28,13 +28,9 @@ std::string print_agent_report_sections(const agent_report_sections& x) {
   return element("METRICS").wrap(metrics) + element("FRAMES").wrap(frames);
 }
 
-std::optional<agent_report_sections> parse_agent_report_sections(std::string_view text) {
-  agent_xml::document doc(text);
-  if (!doc.top()) return std::nullopt;
-  auto* metrics = doc.top()->first_node();
-  auto* frames = metrics ? metrics->next_sibling() : nullptr;
-  if (!frames || frames->next_sibling() || !agent_xml::named(metrics, "METRICS") ||
-      !agent_xml::named(frames, "FRAMES"))
+std::optional<agent_report_sections> read_agent_report_sections(const agent_xml::node* metrics,
+                                                                const agent_xml::node* frames) {
+  if (!agent_xml::named(metrics, "METRICS") || !agent_xml::named(frames, "FRAMES"))
     return std::nullopt;
   auto mis = agent_xml::children(metrics, "MI");
   auto types = agent_xml::children(frames, "FRAMETYPE");
@@ -55,6 +51,15 @@ std::optional<agent_report_sections> parse_agent_report_sections(std::string_vie
     out.frame_types.push_back({std::string(*name), *n, *lost, *torn, *late});
   }
   return out;
+}
+
+std::optional<agent_report_sections> parse_agent_report_sections(std::string_view text) {
+  agent_xml::document doc(text);
+  if (!doc.top()) return std::nullopt;
+  auto* metrics = doc.top()->first_node();
+  auto* frames = metrics ? metrics->next_sibling() : nullptr;
+  if (!frames || frames->next_sibling()) return std::nullopt;
+  return read_agent_report_sections(metrics, frames);
 }
 
 }  // namespace perfdm

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "messages/agent_reply_xml.hpp"
+
 namespace perfdm {
 
 struct report_metric_instance {
@@ -46,5 +48,8 @@ struct agent_report_sections {
 std::string print_agent_report_sections(const agent_report_sections& x);
 // The sections of print_agent_report_sections's text; nothing when `text` is not them.
 std::optional<agent_report_sections> parse_agent_report_sections(std::string_view text);
+// The same, of the two elements already read (the MONITOR parser's last children).
+std::optional<agent_report_sections> read_agent_report_sections(const agent_xml::node* metrics,
+                                                                const agent_xml::node* frames);
 
 }  // namespace perfdm

@@ -31,6 +31,7 @@ class element {
   }
   element& number(const char* key, double x) { return text(key, format_number(x)); }
   element& count(const char* key, std::uint64_t x) { return text(key, std::to_string(x)); }
+  element& integer(const char* key, std::int64_t x) { return text(key, std::to_string(x)); }
   template <class Tag>
   element& id(const char* key, handle<Tag> h) {
     return count(key, h.id);

@@ -100,7 +100,10 @@ TEST_CASE("REPORT in DyPer's schema: every section and attribute of the original
   history.monitor(r);
   r.now_ms += 1000;
   r.memory.rss_anon = 12 << 20;
-  auto monitor = history.monitor(r, " PROCESS='/Process/app{7}'", "<FRAMES/>");
+  auto report = history.monitor(r);
+  report.process = report_process{"/Process/app{7}", true};
+  report.perfdm = agent_report_sections{};
+  auto monitor = print_agent_report_monitor(report);
   INFO(monitor);
   auto problems = dyper_test::schema_problems(monitor, dyper_test::native_lacks());
   for (auto& p : problems) FAIL_CHECK(p);
@@ -118,5 +121,5 @@ TEST_CASE("REPORT in DyPer's schema: every section and attribute of the original
   CHECK_THAT(monitor, Catch::Contains("TERMINATED='true'"));
   CHECK_THAT(monitor, Catch::Contains("<TIMING CLOCK='12518' PROCS='2' NLIVE='4' NLIVE2='8' "
                                       "NCOUNT='2' TOTAL='3' CREATED='0' DIED='1' ACTIVE='2'>"));
-  CHECK_THAT(monitor, Catch::EndsWith("<FRAMES/></MONITOR>"));
+  CHECK_THAT(monitor, Catch::EndsWith("<METRICS></METRICS><FRAMES></FRAMES></MONITOR>"));
 }

@@ -67,7 +67,7 @@ bool sampling(engine& e, int pid, double at_least) {
 }
 
 // The <THREAD …/> element of REPORT's thread section for the thread named `name`.
-std::string report_thread(const std::string& report, const std::string& name) {
+std::string thread_element(const std::string& report, const std::string& name) {
   std::smatch m;
   if (!std::regex_search(report, m, std::regex("<THREAD ID='[0-9]+' NAME='" + name + "'[^>]*/>")))
     return "";
@@ -154,10 +154,10 @@ TEST_CASE("USETHREAD restricts stack sampling to the threads chosen",
   CHECK(after.stacks - before.stacks == after.samples - before.samples);
   // REPORT: the other threads' counts stopped; the hot thread's grew.
   auto report = e.reply(command(t.pid, "REPORT"));
-  auto hot_counts = report_thread(report, "nt_hot");
+  auto hot_counts = thread_element(report, "nt_hot");
   INFO(report);
   CHECK(attribute(hot_counts, "SAMPLES") >= after.samples - before.samples);
-  CHECK(attribute(report_thread(report, "nt_sleep"), "SAMPLES") <= before.samples);
+  CHECK(attribute(thread_element(report, "nt_sleep"), "SAMPLES") <= before.samples);
   // STACKS still shows every thread.
   CHECK_THAT(e.reply(dm("STACKS", process(t.pid))), Catch::Contains("NAME='nt_sleep'"));
 }
@@ -172,7 +172,7 @@ TEST_CASE("REPORT's thread section counts each thread's states over the samples"
   REQUIRE(eventually([&] {
     report = e.reply(command(t.pid, "REPORT"));
     auto at_least = [&](const char* thread, const char* counter) {
-      auto th = report_thread(report, thread);
+      auto th = thread_element(report, thread);
       return !th.empty() && attribute(th, counter) >= 10;
     };
     return at_least("nt_mutex", "BLOCKS") && at_least("nt_condition", "WAITS") &&
@@ -180,7 +180,7 @@ TEST_CASE("REPORT's thread section counts each thread's states over the samples"
            at_least("nt_hot", "RUNS");
   }));
   INFO(report);
-  auto sleeper = report_thread(report, "nt_sleep");
+  auto sleeper = thread_element(report, "nt_sleep");
   // Asleep at every sample, but for one that came right after the previous one let it go
   // (it may still be on its way back into its sleep then, runnable).
   CHECK_THAT(sleeper,
@@ -219,7 +219,7 @@ TEST_CASE("a watched process that exited keeps its last profile and stacks until
   auto report = e.reply(command(pid, "REPORT"));
   CHECK_THAT(report, Catch::Contains("<COUNTERS PID='" + std::to_string(pid) + "'"));
   CHECK_THAT(report, Catch::Contains("NAME='nt_sleep' STATE='ended'"));
-  CHECK_THAT(report_thread(report, "nt_sleep"), Catch::Contains(" TERMINATED='true'"));
+  CHECK_THAT(thread_element(report, "nt_sleep"), Catch::Contains(" TERMINATED='true'"));
   // The log holds the profile of the process that ended.
   log_test::removed_on_exit files;
   auto path = log_test::temp_path("native", "ended.log");
