@@ -121,10 +121,15 @@ async function main() {
   const finding = await page.$('#findings .finding[data-function="tokenize"]');
   const chosen = await finding.evaluate(b => ({ fn: b.dataset.function, tid: b.dataset.tid, text: b.textContent }));
   await finding.click();
-  await page.waitForFunction(() => Number(document.getElementById('flame-graph').dataset.highlighted) > 0);
-  drawn = await frames(page);
-  const lit = drawn.filter(f => f.highlight);
-  if (!lit.length || lit.some(f => !isFn(f.name, chosen.fn))) throw new Error(`finding ${chosen.text}: highlighted ${lit.map(f => f.name).join(', ')}`);
+  // The finding's frames, and only they, are highlighted once the graph settles: live updates
+  // keep redrawing it meanwhile, so each look is one snapshot of the drawn frames.
+  const litNames = () => page.$$eval('#flame-graph g.frame[data-highlight]', gs => gs.map(g => g.getAttribute('name')));
+  let lit = [];
+  for (const until = Date.now() + 10000; Date.now() < until; await new Promise(r => setTimeout(r, 100))) {
+    lit = await litNames();
+    if (lit.length && lit.every(name => isFn(name, chosen.fn))) break;
+  }
+  if (!lit.length || lit.some(name => !isFn(name, chosen.fn))) throw new Error(`finding ${chosen.text}: highlighted ${lit.join(', ')}`);
   if (chosen.tid) await page.waitForSelector(`#timeline g.timeline-row.selected[data-tid="${chosen.tid}"]`);
   // The search history graph as a tree: refinements nested, false subtrees folded away.
   const folded = await page.$$eval('#shg-tree details', (ds) => ds.map(d => ({ open: d.open, state: d.querySelector(':scope > summary .shg-node').dataset.state })));
