@@ -121,13 +121,14 @@ struct source_samples {
   time_ns complete_until = no_watermark;
 };
 
-// Across the network the samples travel packed (messages/sample_wire.hpp); printing shows them.
+// Across the network the samples travel packed (messages/sample_wire.hpp), as CAF's serializers
+// are told apart in messages/exact_doubles.hpp; printing shows them.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, source_samples& x) {
-  if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
+  if constexpr (saves_bytes<Inspector>) {
     auto bytes = pack_samples(x.samples);
     return f(caf::meta::type_name("source_samples"), bytes, x.complete_until);
-  } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
+  } else if constexpr (loads_bytes<Inspector>) {
     std::vector<char> bytes;
     if (auto err = f(caf::meta::type_name("source_samples"), bytes, x.complete_until)) return err;
     if (!unpack_samples(bytes, x.samples))
