@@ -27,4 +27,11 @@ bool settle_actor_system(caf::actor_system& sys, std::chrono::milliseconds patie
 // leave; it covers what settling cannot (an actor blocked in a system call).
 void exit_within(std::chrono::milliseconds after, int status);
 
+// Ends the process now with `status`, standard output and error flushed, without destroying
+// the actor system: for a node whose upstream went away, once settle_actor_system let its
+// actors end. It has nothing left to send, and tearing CAF 0.17 down after a lost connection
+// can still wait on a detached actor nobody releases (await_detached_threads, until the
+// watchdog above ends it).
+[[noreturn]] void leave_now(int status);
+
 }  // namespace perfdm

@@ -71,7 +71,8 @@ CLI::App* add_daemon_command(CLI::App& app, daemon_options& o) {
 }
 
 static int run_daemon(caf::actor_system& sys, const daemon_options& o, const host_port& address,
-                      caf::actor& relay, std::ostream& out, std::ostream& err);
+                      caf::actor& relay, bool& upstream_gone, std::ostream& out,
+                      std::ostream& err);
 
 int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream& err) {
   auto address = parse_host_port(o.upstream);
@@ -86,18 +87,21 @@ int run_daemon_command(const daemon_options& o, std::ostream& out, std::ostream&
   remote_peer_config cfg(o.remote);
   caf::actor_system sys{cfg};
   caf::actor relay;
-  int status = run_daemon(sys, o, *address, relay, out, err);
+  bool upstream_gone = false;
+  int status = run_daemon(sys, o, *address, relay, upstream_gone, out, err);
   // Whatever ended the daemon, its relay (and with it every local source) ends too, and the
   // actor system is left in bounded time (cli/bounded_exit.hpp says why that needs care).
   if (relay) caf::anon_send_exit(relay, caf::exit_reason::user_shutdown);
   relay = nullptr;
   exit_within(upstream_lost_exit_bound, status);
   settle_actor_system(sys, std::chrono::seconds(2));
+  if (upstream_gone) leave_now(status);  // nothing left to send
   return status;
 }
 
 static int run_daemon(caf::actor_system& sys, const daemon_options& o, const host_port& address,
-                      caf::actor& relay, std::ostream& out, std::ostream& err) {
+                      caf::actor& relay, bool& upstream_gone, std::ostream& out,
+                      std::ostream& err) {
   // A peer that accepts but never answers costs the timeout, not a daemon hanging.
   auto connected = connect_remote_dm(sys, address, o.remote,
                                      std::chrono::duration<double>(o.connect_timeout_seconds));
@@ -179,7 +183,6 @@ static int run_daemon(caf::actor_system& sys, const daemon_options& o, const hos
   // The first SIGINT/SIGTERM stops the daemon in order (bounded by exit_within); a second
   // one ends it at once.
   install_stop_signals({true, false});
-  bool upstream_gone = false;
   while (!stop_requested() && !upstream_gone)
     self->receive([&](caf::down_msg&) { upstream_gone = true; },
                   caf::after(std::chrono::milliseconds(100)) >> [] {});

@@ -27,7 +27,7 @@ constexpr std::chrono::seconds exit_bound{5};
 
 int run_relay(caf::actor_system& sys, const relay_command_options& o, const host_port& up,
               const host_port& where, caf::actor& node, remote_dm_actor& bridge,
-              std::uint16_t& port, std::ostream& err) {
+              std::uint16_t& port, bool& upstream_gone, std::ostream& err) {
   auto connected = connect_remote_dm(sys, up, o.remote,
                                      std::chrono::duration<double>(o.connect_timeout_seconds));
   if (told_unreachable(connected, up, o.connect_timeout_seconds,
@@ -75,7 +75,6 @@ int run_relay(caf::actor_system& sys, const relay_command_options& o, const host
 
   // The first SIGINT/SIGTERM stops the relay in order; a second one ends it at once.
   install_stop_signals({true, false});
-  bool upstream_gone = false;
   while (!stop_requested() && !upstream_gone)
     self->receive([&](caf::down_msg&) { upstream_gone = true; },
                   caf::after(std::chrono::milliseconds(100)) >> [] {});
@@ -133,7 +132,8 @@ int run_relay_command(const relay_command_options& o, std::ostream&, std::ostrea
   caf::actor node;
   remote_dm_actor bridge;
   std::uint16_t port = 0;
-  int status = run_relay(sys, o, *up, *where, node, bridge, port, err);
+  bool upstream_gone = false;
+  int status = run_relay(sys, o, *up, *where, node, bridge, port, upstream_gone, err);
   // The children lose their upstream with the published port; the node sends what it holds.
   if (bridge) {
     if (port && o.remote.tls())
@@ -148,6 +148,7 @@ int run_relay_command(const relay_command_options& o, std::ostream&, std::ostrea
   node = nullptr;
   exit_within(exit_bound, status);
   settle_actor_system(sys, std::chrono::seconds(2));
+  if (upstream_gone) leave_now(status);  // nothing left to send
   return status;
 }
 

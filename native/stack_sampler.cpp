@@ -371,7 +371,7 @@ struct stack_sampler::impl {
   stack_snapshot sample(std::size_t max_depth, const std::function<bool(int)>& wanted) {
     // The waits for each thread's stop are short sleeps: let them be as short as asked
     // (the default timer slack adds 50 µs to each). Per thread: the sampling thread's only.
-    prctl(PR_SET_TIMERSLACK, 1'000UL);
+    prctl(PR_SET_TIMERSLACK, 1'000UL, 0UL, 0UL, 0UL);
     release_late();
     jit.refresh();
     stack_snapshot snap;
