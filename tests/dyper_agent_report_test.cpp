@@ -5,6 +5,7 @@
 
 #include "dyper/dyper_report.hpp"
 #include "messages/agent_report_monitor.hpp"
+#include "tests/dyper_report_readings.hpp"
 
 using namespace perfdm;
 
@@ -170,34 +171,13 @@ TEST_CASE("dyper agent report: IOCOUNTERS and REACTIONS print and read back",
 
 TEST_CASE("dyper agent report: MONITOR prints what dyper/ computes and reads back",
           "[dyper][agent_report]") {
-  cpu_profile_report profile;
-  profile.pid = 7;
-  profile.montime = 2.5;
-  profile.samples = 100;
-  profile.active = 40;
-  profile.stacks = 300;
-  profile.detailed = 3;
-  profile.checktime = 0.046;
-  profile.cost = 0.012;
-  profile.items = {{"app@main", "", 40, 0, "NORMAL"},
-                   {"app@burn", "", 40, 40, "NORMAL"},
-                   {"app@burn@12", "app.c", 40, 40, "NORMAL"},
-                   {"libc.so.6@read", "", 2, 2, "IO"}};  // under MIN_COUNTER
-  profile.threads = {{7, "app", 100, 0, 40, 0, 0, 60}, {8, "gone", 30, 0, 0, 30, 0, 0}};
-  dyper_report_readings r;
-  r.now_ms = 1'795'459'678'190;
-  r.nano = 358'516'429'759;
-  r.pid = 7;
-  r.processors = 2;
-  r.profile = profile;
-  r.have_proc = true;
-  r.threads = {{7, "app", "running", 1'795'459'668'176, 3930, 75, 10, 2},
-               {9, "w<'>", "sleeping", 1'795'459'669'000, 0, 0.5, 100, 0}};
-  r.memory = {100 << 20, 60 << 20, 132 << 10, 8 << 20, 4 << 20, 0};
+  auto r = dyper_test::report_readings();
+  r.profile->detailed = 3;
+  r.profile->items.push_back({"libc.so.6@read", "", 2, 2, "IO"});  // under MIN_COUNTER
+  r.threads[1].name = "w<'>";
   r.io_read = 4096;
   r.io_write = 512;
   r.storage_read = 8192;
-  r.report_cost_ms = 0.4;
   r.min_counter = 10;
   dyper_report_history history(1'795'459'666'672);
   auto first = history.monitor(r);
