@@ -118,9 +118,12 @@ async function main() {
     return !document.getElementById('answer').hidden && others.every(t => t >= answer.bottom);
   });
   if (!answerFirst) throw new Error('the findings are not the first thing on the page');
-  const finding = await page.$('#findings .finding[data-function="tokenize"]');
-  const chosen = await finding.evaluate(b => ({ fn: b.dataset.function, tid: b.dataset.tid, text: b.textContent }));
-  await finding.click();
+  // Found and clicked in one step: the live search may redraw the list between two steps.
+  const chosen = await page.evaluate(() => {
+    const b = document.querySelector('#findings .finding[data-function="tokenize"]');
+    b.click();
+    return { fn: b.dataset.function, tid: b.dataset.tid, text: b.textContent };
+  });
   // The finding's frames, and only they, are highlighted once the graph settles: live updates
   // keep redrawing it meanwhile, so each look is one snapshot of the drawn frames.
   const litNames = () => page.$$eval('#flame-graph g.frame[data-highlight]', gs => gs.map(g => g.getAttribute('name')));
