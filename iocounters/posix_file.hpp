@@ -85,7 +85,10 @@ inline void time_access(std::int64_t* c, std::int64_t* ft, const access_time_fie
 
 // Flags of a record.
 enum record_flags : std::uint32_t {
-  record_inherited = 1,  // copied into a forked child's segment: its counts are the child's
+  // A record the process did not open itself: copied into a forked child's segment (its
+  // counts are the child's), or a file it held open when the library started. Left out of
+  // the log when nothing was counted in it.
+  record_inherited = 1,
 };
 
 struct posix_file {

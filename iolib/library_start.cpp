@@ -19,6 +19,7 @@
 #include "iojob/log_name.hpp"
 #include "iolib/file_registry.hpp"
 #include "iolib/library_state.hpp"
+#include "iolib/inherited_files.hpp"
 #include "iolib/real_calls.hpp"
 #include "log/log_core.hpp"
 #include "log/log_modules.hpp"
@@ -365,6 +366,7 @@ bool start() {
   }
   use_segment(h);
   add_standard_streams();
+  adopt_inherited_files();
   pthread_atfork(before_fork, after_fork_parent, after_fork_child);
   __atomic_store_n(&g.state, int(state_ready), __ATOMIC_RELEASE);
   return true;

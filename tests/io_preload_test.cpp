@@ -2,8 +2,10 @@
 // counters for the calls Darshan sees, the calls it misses (issue part 3, each with the counter
 // docs/IO.md §3 says it feeds, and 0 with --darshan-only), and many processes in one log.
 #include <sys/statfs.h>
+#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <string>
 
 #include "darshan/darshan_counters.hpp"
@@ -122,6 +124,46 @@ TEST_CASE("io, what Darshan misses: puts, putchar, getline, getdelim and the _un
   CHECK(records_of(strict, strict.stdio, "<STDOUT>").empty());  // no write Darshan sees
   CHECK(stdio_of(strict, d / "lines.txt").counters[STDIO_READS] == 0);
   CHECK(stdio_of(strict, d / "lines.txt").counters[STDIO_WRITES] == 1);  // fputs
+}
+
+TEST_CASE("io, what Darshan misses: files a process inherits open (a shell's < and >) are counted", "[io]") {
+  scratch_dir d("inherited");
+  {
+    std::ofstream in(d / "in.bin", std::ios::binary);
+    in << std::string(100000, 'x') << std::string(50000, 'y');
+  }
+  // cat opens nothing: its standard input and output are the shell's redirections.
+  const std::string script = "cat < '" + d / "in.bin" + "' > '" + d / "copy.bin" + "'; " +
+                             "cat '" + d / "in.bin" + "' >> '" + d / "copy.bin" + "'";
+  auto counted = [&](const std::vector<std::string>& options) {
+    const std::string log = d / "run.log";
+    std::vector<std::string> argv = {PERFDM_BINARY, "io", "-q", "-o", log};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
+    const auto r = run(argv);
+    INFO(r.err);
+    REQUIRE(WIFEXITED(r.status));
+    REQUIRE(WEXITSTATUS(r.status) == 0);
+    return perfdm::io::read_io_log(log);
+  };
+  auto sum = [](const perfdm::io::io_log_contents& log, const std::string& name, int counter) {
+    std::int64_t total = 0;
+    for (const auto& r : records_of(log, log.posix, name)) total += r.counters[counter];
+    return total;
+  };
+  auto most = [](const perfdm::io::io_log_contents& log, const std::string& name, int counter) {
+    std::int64_t m = -1;
+    for (const auto& r : records_of(log, log.posix, name)) m = std::max(m, r.counters[counter]);
+    return m;
+  };
+  const auto log = counted({});
+  CHECK(sum(log, d / "in.bin", POSIX_BYTES_READ) == 2 * 150000);
+  CHECK(sum(log, d / "copy.bin", POSIX_BYTES_WRITTEN) == 2 * 150000);
+  // The second cat appends: its writes start where the file ended, as the offset model says.
+  CHECK(most(log, d / "copy.bin", POSIX_MAX_BYTE_WRITTEN) == 2 * 150000 - 1);
+  const auto strict = counted({"--darshan-only"});
+  CHECK(sum(strict, d / "in.bin", POSIX_BYTES_READ) == 150000);  // the cat that opened it
+  CHECK(sum(strict, d / "copy.bin", POSIX_BYTES_WRITTEN) == 0);
 }
 
 TEST_CASE("io, what Darshan misses: io_submit counts its reads and writes, with bytes", "[io]") {
