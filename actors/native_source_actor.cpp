@@ -23,6 +23,7 @@
 #include "sources/native_reports.hpp"
 #include "sources/pc_sample_builder.hpp"
 #include "sources/proc_sample_builder.hpp"
+#include "window/library_evidence.hpp"
 #include "window/sample_window.hpp"
 #include "proc/process_facts.hpp"
 #include "window/window_evidence.hpp"
@@ -58,6 +59,7 @@ struct native_source_state {
   std::string io_segment;  // the segment it counts into, "" until it has one
   bool io_segment_ended = false;
   std::unique_ptr<window::sample_window> window;  // its evidence: the recent stack samples
+  std::unique_ptr<window::file_window> io_window;  // and the I/O library's recent readings
   native::call_graph calls;
   native::cpu_profile profile;
   native::thread_state_table thread_states;
@@ -126,6 +128,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
   st.pc = std::make_unique<pc_sample_builder>(
       native::sampled_process{native::host_part(), st.info.name, st.info.pid});
   st.window = std::make_unique<window::sample_window>(st.pc->process(), options.window);
+  st.io_window = std::make_unique<window::file_window>(options.window);
   st.files = std::make_unique<iolive::file_sample_builder>(st.pc->process());
   st.io_job_dir = iolive::io_job_dir_of(st.info.pid);
   st.pc->set_reads_io_always(true);  // the window counts I/O operations too
@@ -167,6 +170,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
       const auto t = s.engine_time(native::monotonic_ns());
       auto reading = iolive::totals_of(snapshot, ticks, realtime);
       s.io_segment_ended = reading.ended;
+      s.io_window->add(t, realtime - t, reading);
       std::vector<sample> out;
       define_resources(s.files->add(reading, realtime - t, t, out));
       if (!out.empty())
@@ -327,7 +331,8 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         release_late_soon();
       },
       [=](profile_request&) { return self->state.profile_report(); },
-      // The search's evidence: the window's counts at each focus since the search began.
+      // The search's evidence: the windows' counts at each focus since the search began (the
+      // I/O library's exact I/O where the process has it).
       [=](window_query& q) {
         auto& s = self->state;
         window_answer a;
@@ -336,7 +341,7 @@ caf::behavior native_source_actor(caf::stateful_actor<native_source_state>* self
         a.host = s.pc->process().host;
         std::vector<native::pc_focus> foci;
         for (auto& f : q.foci) foci.push_back(native::parse_pc_focus(f));
-        for (auto& c : s.window->counts(foci, q.since))
+        for (auto& c : window::counts_with_library(*s.window, *s.io_window, foci, q.since))
           a.counts.push_back(window::evidence_counts_of(c, s.info.pid, a.host));
         auto st = s.window->stats();
         a.held_ticks = st.ticks;

@@ -287,6 +287,8 @@ focus_counts sample_window::count_classified(const native::pc_focus& focus,
     c.runs_blamed += runs * k.caused[at] / n;
     c.ios_blamed += ios * k.caused[at] / n;
     c.idle += idle;
+    c.active += active;
+    c.busy += k.busy[at];
   }
   // A process none of whose threads the focus's /Machine part names is outside the focus: it
   // gives no samples, so a rate per process is not divided by it (a thread of one process

@@ -68,6 +68,10 @@ struct focus_counts {
   // over the focus's threads that run (in I/O): how many threads wait for its work.
   double runs_blamed = 0, ios_blamed = 0;
   double idle = 0;  // idle threads of its /Machine part, summed over the stack samples
+  // The active threads of its /Machine part (the shares' divisors) and the process's busy
+  // threads (the savings'), summed over the stack samples: what turns a measured I/O time
+  // into the same shares (window/library_evidence.hpp).
+  double active = 0, busy = 0;
 };
 
 struct window_stats {
