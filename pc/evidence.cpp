@@ -125,7 +125,15 @@ bool evidence_decision::take(hypothesis h, const std::vector<process_evidence>& 
   // is a round some process was left out of (its daemon was late, actors/tree_gather.hpp).
   // It says nothing new, and would show a concluded node at 0 %.
   if (preview.samples < last_.samples) return false;
-  if (!preview.enough || (looks_ > 0 && preview.samples * 4 < looked_at_ * 5)) {
+  // Too few operations to size, where the program surely does not block in I/O: that no
+  // operation here is a bottleneck is already known (a file written once, such as the
+  // program's first line on standard output).
+  const bool unblocked =
+      kind == value_kind::ratio && rule_.io_threshold > 0 && !preview.enough &&
+      preview.samples >= rule_.floor.min_samples &&
+      preview.span + 1e-9 >= rule_.floor.min_span_s &&
+      preview.io_ci.high < rule_.io_threshold * (1 - rule_.hysteresis);
+  if ((!preview.enough && !unblocked) || (looks_ > 0 && preview.samples * 4 < looked_at_ * 5)) {
     last_.value = preview.value;
     last_.samples = preview.samples;
     last_.span = preview.span;
@@ -144,7 +152,10 @@ bool evidence_decision::take(hypothesis h, const std::vector<process_evidence>& 
   double up = rule_.threshold * (1 + rule_.hysteresis);
   double down = rule_.threshold * (1 - rule_.hysteresis);
   truth now = truth::unknown;
-  if (kind == value_kind::ratio && last_.no_ops) {
+  if (unblocked && !last_.enough) {
+    now = last_.io_ci.high < rule_.io_threshold * (1 - rule_.hysteresis) ? truth::false_
+                                                                          : truth::unknown;
+  } else if (kind == value_kind::ratio && last_.no_ops) {
     now = truth::false_;  // no operation at all: nothing is small (a division by 0 gives 0)
   } else if (rule_.greater) {
     if (last_.ci.low > up) now = truth::true_;

@@ -172,15 +172,26 @@ TEST_CASE("pc R2: without shares (one thread at a time) the counts stand for the
   CHECK(v.score == Approx(1.0));
 }
 
+namespace {
+
+// 100 stack samples over 1 s of a thread running half the time and never blocked in I/O, which
+// made `ops` operations of `bytes` bytes in all.
+pc::process_evidence unblocked(double ops, double bytes) {
+  pc::process_evidence e;
+  e.ticks = 100;
+  e.first = 0;
+  e.last = 1;
+  e.io_ops = ops;
+  e.io_bytes = bytes;
+  e.share = {50, 0, 0};
+  e.most = {1, 0, 0};
+  return e;
+}
+
+}  // namespace
+
 TEST_CASE("pc R9: TooManySmallIOOps is tested only under true I/O blocking", "[pc][pc-rules]") {
-  pc::process_evidence small;  // 100 operations of 16 bytes, and never blocked in I/O
-  small.ticks = 100;
-  small.first = 0;
-  small.last = 1;
-  small.io_ops = 100;
-  small.io_bytes = 1600;
-  small.share = {50, 0, 0};
-  small.most = {1, 0, 0};
+  auto small = unblocked(100, 1600);  // 100 operations of 16 bytes
   pc::evidence_rule rule{4096, false, 0.05, 0.99, {}, 0.2};
   pc::evidence_decision startup(rule);
   CHECK(startup.take(pc::hypothesis::too_many_small_io_ops, {small}));
@@ -199,6 +210,28 @@ TEST_CASE("pc R9: TooManySmallIOOps is tested only under true I/O blocking", "[p
   pc::evidence_decision alone({4096, false, 0.05, 0.99, {}, 0});
   CHECK(alone.take(pc::hypothesis::too_many_small_io_ops, {small}));
   CHECK(alone.concluded() == pc::truth::true_);
+}
+
+TEST_CASE("pc R9: too few operations to size where the program never blocks in I/O is false",
+          "[pc][pc-rules]") {
+  auto once = unblocked(1, 41);  // one 41-byte write (a first line on standard output)
+  pc::evidence_decision d({4096, false, 0.05, 0.99, {}, 0.2});
+  CHECK(d.take(pc::hypothesis::too_many_small_io_ops, {once}));
+  CHECK(d.concluded() == pc::truth::false_);
+  // Blocked in I/O half the time, the same single operation says nothing yet.
+  auto blocked = once;
+  blocked.hits = {0, 0, 50};
+  blocked.most = {0, 0, 1};
+  blocked.share = {0, 0, 50};
+  pc::evidence_decision open({4096, false, 0.05, 0.99, {}, 0.2});
+  CHECK_FALSE(open.take(pc::hypothesis::too_many_small_io_ops, {blocked}));
+  CHECK(open.concluded() == pc::truth::unknown);
+  // Nor does it before the samples' floor.
+  auto early = once;
+  early.ticks = 5;
+  pc::evidence_decision soon({4096, false, 0.05, 0.99, {}, 0.2});
+  CHECK_FALSE(soon.take(pc::hypothesis::too_many_small_io_ops, {early}));
+  CHECK(soon.concluded() == pc::truth::unknown);
 }
 
 namespace {
