@@ -3,7 +3,8 @@
 // bounded to a few seconds. Each asserts the first finding, the code whose speed-up would
 // shorten the run, and that no idle wait is a finding. Programs of our own (tests/pc_rules/:
 // a parked pool, a pipeline whose consumer is slow, a mutex convoy) and programs nobody here
-// wrote (zstd -T2, python's GIL, node, a Go program).
+// wrote (zstd -T2, python's GIL, node, a Go program). The search preloads the I/O library
+// into what it starts, so its /File nodes are decided on the library's exact counts.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -16,7 +17,9 @@
 #include <string>
 
 #include "cli/report_json.hpp"
+#include "native/pc_resources.hpp"
 #include "proc/program_launcher.hpp"
+#include "tests/io_test_support.hpp"
 #include "tests/real_program_process.hpp"
 #include "tests/skip_test.hpp"
 
@@ -406,4 +409,38 @@ TEST_CASE("pc R7 live: perfdm top of an Open MPI job watches its ranks, never th
   CHECK(findings.find("rank 2") != std::string::npos);
   CHECK(findings.find("mpirun") == std::string::npos);
   CHECK(findings.find("orterun") == std::string::npos);
+}
+
+TEST_CASE("pc live: with the I/O library, a log written in 16-byte records is TooManySmallIOOps "
+          "at its /File at exactly 16 bytes per operation",
+          "[pc][pc-live][pc-library]") {
+  // pc_tiny_writes writes its log in 16-byte records and reads 1 MiB from /dev/zero per 4096
+  // of them: its thread's /proc counts average about 270 bytes per operation; the library's
+  // counts of the log alone, 16.
+  io_test::scratch_dir dir("pc_library_live");
+  const std::string log = dir / "ring.log";
+  auto r = search(std::string(PERFDM_PC_WORKLOADS) + "/pc_tiny_writes 20 " + log, 8);
+  const std::string file = perfdm::native::file_resource(log);
+  auto node_at = [&](const std::string& hypothesis, const std::string& at) -> const report_json* {
+    for (auto& n : r.json["nodes"])
+      if (n["hypothesis"] == hypothesis && n["focus"]["file"] == at &&
+          n["focus"]["code"] == "/Code" && n["focus"]["machine"] == "/Machine")
+        return &n;
+    return nullptr;
+  };
+  INFO(r.json["nodes"].dump().substr(0, 4000));
+  auto* small = node_at("TooManySmallIOOps", file);
+  auto* blocking = node_at("ExcessiveIOBlockingTime", file);
+  REQUIRE(small != nullptr);
+  REQUIRE(blocking != nullptr);
+  CHECK((*blocking)["state"] == "true");
+  CHECK((*small)["state"] == "true");
+  CHECK((*small)["value"].get<double>() == 16);
+  // The 1 MiB reads are no small operations: /dev/zero is nothing the library counts, and no
+  // node there is true.
+  for (auto* at : {node_at("TooManySmallIOOps", "/File/dev/zero"),
+                   node_at("ExcessiveIOBlockingTime", "/File/dev/zero")})
+    if (at != nullptr) CHECK((*at)["state"] != "true");
+  CHECK(findings_text(r.json).find("/dev/zero") == std::string::npos);
+  CHECK(findings_text(r.json).find(log) != std::string::npos);
 }
