@@ -74,19 +74,47 @@ inline std::uint64_t record_id(std::string_view name) {
 // (<STDIN>, <STDOUT>, <STDERR>) and empty names stay as they are; a relative path becomes
 // cwd + "/" + path; then every "//" becomes "/" and every "/./" becomes "/". No ".."
 // resolution, no symbolic links, no trailing-slash removal.
-inline std::string clean_path(std::string_view path, std::string_view cwd) {
-  if (path.empty() || path.front() == '<') return std::string(path);
-  std::string p;
-  if (path.front() == '/') {
-    p.assign(path);
-  } else {
-    p.reserve(cwd.size() + 1 + path.size());
-    p.append(cwd).append("/").append(path);
+//
+// Written into `out` (`size` bytes, NUL-terminated) in one pass, without allocating: the I/O
+// library cleans a name at every open. Darshan removes one character of each "//" until none
+// is left, then two of each "/./" until none is left ("/././" becomes "/"); in one pass that
+// is: a '/' after a '/' goes, and so does a '.' between a '/' and a '/' (the second '/' then
+// goes as the first rule says). Returns the name's length, or `size` when it does not fit.
+inline std::size_t clean_path_into(std::string_view path, std::string_view cwd, char* out,
+                                   std::size_t size) {
+  std::size_t n = 0;
+  auto put = [&](char c) {
+    if (n + 1 >= size) return false;
+    out[n++] = c;
+    return true;
+  };
+  if (path.empty() || path.front() == '<') {
+    for (char c : path)
+      if (!put(c)) return size;
+    out[n] = '\0';
+    return n;
   }
-  // Like Darshan: one character of each "//" goes until none is left, then two characters
-  // of each "/./" until none is left ("/././" becomes "/").
-  for (std::size_t at; (at = p.find("//")) != std::string::npos;) p.erase(at, 1);
-  for (std::size_t at; (at = p.find("/./")) != std::string::npos;) p.erase(at, 2);
+  // The name before cleaning: cwd + "/" + path, or path.
+  const bool relative = path.front() != '/';
+  const std::size_t head = relative ? cwd.size() + 1 : 0, total = head + path.size();
+  auto at = [&](std::size_t i) {
+    if (i >= head) return path[i - head];
+    return i < cwd.size() ? cwd[i] : '/';
+  };
+  for (std::size_t i = 0; i < total; ++i) {
+    const char c = at(i);
+    const bool after_slash = n > 0 && out[n - 1] == '/';
+    if (c == '/' && after_slash) continue;
+    if (c == '.' && after_slash && i + 1 < total && at(i + 1) == '/') continue;
+    if (!put(c)) return size;
+  }
+  out[n] = '\0';
+  return n;
+}
+
+inline std::string clean_path(std::string_view path, std::string_view cwd) {
+  std::string p(cwd.size() + path.size() + 2, '\0');
+  p.resize(clean_path_into(path, cwd, p.data(), p.size()));
   return p;
 }
 

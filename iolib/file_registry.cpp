@@ -207,28 +207,28 @@ void forget_working_directory() {
 }
 
 bool clean_name(int dirfd, const char* path, char* out, std::size_t size) {
-  std::string cleaned;
-  registry_lock();
+  std::size_t n;
   if (path[0] == '/' || path[0] == '<' || path[0] == '\0') {
-    cleaned = darshan::clean_path(path, {});
-  } else if (dirfd != AT_FDCWD && static_cast<unsigned>(dirfd) < max_fds &&
-             fd_records[dirfd] != 0) {
-    // Relative to a directory this library knows: its name, then the path.
-    std::string dir = posix_name(fd_records[dirfd] - 1);
-    if (dir.empty() || dir.back() != '/') dir += '/';
-    cleaned = darshan::clean_path(dir + path, {});
+    n = darshan::clean_path_into(path, {}, out, size);
   } else {
-    if (!working_directory_known) {
-      working_directory_known = getcwd(working_directory, sizeof working_directory) != nullptr;
+    registry_lock();  // the working directory and the names of directories are shared
+    if (dirfd != AT_FDCWD && static_cast<unsigned>(dirfd) < max_fds && fd_records[dirfd] > 0) {
+      // Relative to a directory this library knows: its name is the working directory.
+      n = darshan::clean_path_into(path, posix_name(fd_records[dirfd] - 1), out, size);
+    } else {
+      if (!working_directory_known) {
+        working_directory_known = getcwd(working_directory, sizeof working_directory) != nullptr;
+      }
+      if (working_directory_known) {
+        n = darshan::clean_path_into(path, working_directory, out, size);
+      } else {  // Darshan keeps the name as given when the working directory cannot be read
+        n = std::strlen(path);
+        if (n < size) std::memcpy(out, path, n + 1);
+      }
     }
-    // Darshan keeps a relative name when the working directory cannot be read.
-    cleaned =
-        working_directory_known ? darshan::clean_path(path, working_directory) : std::string(path);
+    registry_unlock();
   }
-  registry_unlock();
-  if (cleaned.size() + 1 > size) return false;
-  std::memcpy(out, cleaned.c_str(), cleaned.size() + 1);
-  return true;
+  return n < size;
 }
 
 namespace {
