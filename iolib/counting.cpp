@@ -26,6 +26,10 @@ void count_open(int fd, int dirfd, const char* path, std::int64_t mode, std::uin
 }
 
 void count_dup(int newfd, int oldfd, std::uint64_t t1, std::uint64_t t2) {
+  if (fd_pending(oldfd)) {  // still unused: the copy is too (a shell saving its output)
+    set_fd_record(newfd, fd_inherited);
+    return;
+  }
   const std::int32_t record = fd_record(oldfd);
   set_fd_record(newfd, record);
   if (record == 0) return;

@@ -366,7 +366,7 @@ bool start() {
   }
   use_segment(h);
   add_standard_streams();
-  adopt_inherited_files();
+  mark_inherited_files();
   pthread_atfork(before_fork, after_fork_parent, after_fork_child);
   __atomic_store_n(&g.state, int(state_ready), __ATOMIC_RELEASE);
   return true;

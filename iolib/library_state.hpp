@@ -110,6 +110,19 @@ inline void count_uncounted() {
   }
 }
 
+// A descriptor's entry before its first use: a regular file the process held open as the
+// library started (iolib/inherited_files.hpp), its record made at its first call.
+inline constexpr std::int32_t fd_inherited = -1;
+
+// Makes the record of inherited descriptor `fd`; its index + 1, or 0 when it is not counted.
+std::int32_t adopt_inherited_file(int fd);
+
+// Whether `fd` is an inherited descriptor no call used yet (close and dup leave it so).
+inline bool fd_pending(int fd) {
+  return static_cast<unsigned>(fd) < max_fds &&
+         __atomic_load_n(&fd_records[fd], __ATOMIC_RELAXED) == fd_inherited;
+}
+
 // The POSIX record of a descriptor (index + 1), or 0 when it is not counted or the thread is
 // inside the library.
 inline std::int32_t fd_record(int fd) {
@@ -120,6 +133,7 @@ inline std::int32_t fd_record(int fd) {
     count_uncounted();
     return 0;
   }
+  if (__builtin_expect(r == fd_inherited, 0)) return adopt_inherited_file(fd);
   return r;
 }
 

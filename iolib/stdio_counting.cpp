@@ -20,7 +20,8 @@ void count_fopen(FILE* fp, const char* path, std::uint64_t t1, std::uint64_t t2)
 
 void count_fdopen(FILE* fp, int fd, std::uint64_t t1, std::uint64_t t2) {
   library_guard guard;
-  const std::int32_t posix = static_cast<unsigned>(fd) < max_fds ? fd_records[fd] : 0;
+  std::int32_t posix = static_cast<unsigned>(fd) < max_fds ? fd_records[fd] : 0;
+  if (posix == fd_inherited) posix = adopt_inherited_file(fd);
   if (posix == 0) return;
   const std::int32_t record = stdio_record(posix_name(posix - 1));
   if (record == 0) return;
