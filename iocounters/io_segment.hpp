@@ -30,7 +30,7 @@
 namespace perfdm::io {
 
 inline constexpr char segment_magic[8] = {'P', 'F', 'D', 'M', 'I', 'O', 'S', 'G'};
-inline constexpr std::uint32_t segment_version = 3;
+inline constexpr std::uint32_t segment_version = 4;
 inline constexpr std::size_t segment_header_size = 4096;
 
 enum segment_state : std::uint32_t {
@@ -102,6 +102,13 @@ struct segment_header {
   // Darshan gives its records.
   std::int32_t mpi_rank;
   std::int32_t mpi_size;
+  // When MPI_Init (or MPI_Init_thread) returned and when MPI_Finalize was called, in ticks and
+  // CLOCK_REALTIME ns (0: not yet, or no MPI): Darshan's clock starts as MPI_Init returns and
+  // stops as MPI_Finalize starts, so the job's log of an MPI job counts its times from there.
+  std::uint64_t mpi_init_ticks;
+  std::int64_t mpi_init_realtime_ns;
+  std::uint64_t mpi_finalize_ticks;
+  std::int64_t mpi_finalize_realtime_ns;
   std::uint64_t names_offset;
   std::uint64_t names_capacity;  // bytes
   std::uint64_t names_used;

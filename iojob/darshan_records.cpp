@@ -9,7 +9,7 @@ namespace perfdm::io {
 namespace {
 
 // Counters copied; real counters from ticks: timestamps (those from `first_stamp` to
-// `last_stamp`) to seconds since the job started, the others (times) to seconds.
+// `last_stamp`) to seconds since the process's time 0, the others (times) to seconds.
 template <class Record, class File>
 Record convert(const File& f, std::int64_t rank, const time_base& t, int first_stamp,
                int last_stamp) {

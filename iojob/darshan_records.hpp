@@ -1,5 +1,6 @@
 // The records of the job's log (log/log_io_records.hpp: Darshan's layouts) made from what the
-// library counted in ticks: timestamps in seconds since the job started, times in seconds.
+// library counted in ticks: timestamps in seconds since the process's time 0 (the job's start,
+// or an MPI rank's MPI_Init as Darshan's), times in seconds.
 #pragma once
 
 #include <cstdint>
@@ -16,13 +17,20 @@ using posix_record = log_posix_record;
 using stdio_record = log_stdio_record;
 using mpiio_record = log_mpiio_record;
 
+// The smallest timestamp the log holds: a call made before the process's time 0 (an MPI rank's
+// I/O before MPI_Init, which Darshan never sees) is written at 1 µs, the first value
+// darshan-parser's %f prints as non-zero, since Darshan's format has no negative times and
+// reads 0 as "never".
+inline constexpr double earliest_timestamp = 1e-6;
+
 // How one process's ticks become the log's seconds.
 struct time_base {
   tick_calibration clock;     // the process's ticks to realtime
-  std::int64_t job_start_ns;  // time 0 of the log's timestamps
+  std::int64_t origin_ns;  // time 0 of the process's timestamps
   double timestamp(std::int64_t ticks) const {
     if (ticks == 0) return 0;
-    return double(clock.realtime_of(std::uint64_t(ticks)) - job_start_ns) * 1e-9;
+    const double t = double(clock.realtime_of(std::uint64_t(ticks)) - origin_ns) * 1e-9;
+    return t < earliest_timestamp ? earliest_timestamp : t;
   }
   double duration(std::int64_t ticks) const { return clock.seconds(ticks); }
 };

@@ -118,6 +118,15 @@ std::string outside_ranks_line(const segment_snapshot& s, const time_base& time)
   return v;
 }
 
+// An MPI rank's time as Darshan's has it: each rank counts from its own MPI_Init (Darshan's
+// ranks do not agree on one time 0) and ends at its MPI_Finalize. A rank that never went
+// through the MPI_Init wrapper keeps the job's start; one that did not call MPI_Finalize (it
+// was killed, or returned without it) ends where it ended.
+void mpi_rank_times(const segment_header& h, time_base& time, std::int64_t& end_ns) {
+  if (h.mpi_init_ticks != 0) time.origin_ns = time.clock.realtime_of(h.mpi_init_ticks);
+  if (h.mpi_finalize_ticks != 0) end_ns = h.mpi_finalize_realtime_ns;
+}
+
 std::string this_host() {
   char h[256] = {};
   if (gethostname(h, sizeof h - 1) != 0) return "";
@@ -161,23 +170,39 @@ job_log_result write_job_log(const std::vector<segment_snapshot>& segments, cons
     p.time.clock = tick_calibration::from(
         h.start_ticks, h.start_realtime_ns, finished ? h.end_ticks : now_ticks,
         finished ? h.end_realtime_ns : now_ns, tick_kind(h.tick_kind));
-    p.time.job_start_ns = job_start;
+    p.time.origin_ns = job_start;
     p.end_ns = finished ? h.end_realtime_ns : last_call_ns(s, p.time.clock);
-    job_end = std::max(job_end, p.end_ns);  // the run's end: mpirun's, in an MPI run
+    job_end = std::max(job_end, p.end_ns);
     if (mpi_ranks > 0 && h.mpi_rank < 0) {
       outside.push_back(outside_ranks_line(s, p.time));
       continue;
     }
+    if (mpi_ranks > 0) mpi_rank_times(h, p.time, p.end_ns);
     if (!finished) ++result.unfinished;
     result.partial_modules |= h.partial;
     result.uncounted_calls += h.uncounted;
     result.torn_records += s.torn_records;
     procs.push_back(p);
   }
+  // An MPI job's log spans its ranks' time as Darshan's does: from the first rank's MPI_Init to
+  // the last rank's MPI_Finalize (Darshan reduces start and end over the ranks), not mpirun's.
+  if (mpi_ranks > 0 && !procs.empty()) {
+    job_start = job_end = 0;
+    for (const process& p : procs) {
+      const segment_header& h = p.s->header;
+      const std::int64_t start = h.mpi_init_ticks != 0 ? h.mpi_init_realtime_ns : p.time.origin_ns;
+      if (job_start == 0 || start < job_start) job_start = start;
+      job_end = std::max(job_end, p.end_ns);
+    }
+  }
   result.outside_ranks = outside.size();
   result.processes = procs.size();
   const std::size_t ranks = mpi_ranks > 0 ? std::size_t(mpi_ranks) : procs.size();
-  const double end_seconds = double(job_end - job_start) * 1e-9;
+  // The heatmaps' length: the longest process's time from its own time 0, on which every
+  // rank's heatmap agrees (Darshan's ranks agree on the maximum of their own end times).
+  double end_seconds = double(job_end - job_start) * 1e-9;
+  for (const process& p : procs)
+    end_seconds = std::max(end_seconds, double(p.end_ns - p.time.origin_ns) * 1e-9);
 
   // Records in Darshan's form, per process; names by id.
   std::unordered_map<std::uint64_t, std::string> names;

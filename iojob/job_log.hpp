@@ -6,7 +6,9 @@
 // with more than one rank, a file every rank had becomes one record of rank -1
 // (shared_reduction.hpp), the others stay per rank. A process's ticks become seconds
 // with two clock readings far apart: its start and its end (or, for a process that did not
-// exit, the time of this reduction).
+// exit, the time of this reduction). Timestamps count from the job's first process's start,
+// an MPI rank's from its own MPI_Init, and an MPI job spans its ranks' MPI_Init to
+// MPI_Finalize, as Darshan's MPI build counts.
 #pragma once
 
 #include <cstdint>

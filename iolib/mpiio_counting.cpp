@@ -84,6 +84,21 @@ void* mpi_symbol(const char* name) {
   return p != nullptr ? p : dlsym(RTLD_DEFAULT, name);
 }
 
+void note_mpi_init(std::uint64_t ticks, std::int64_t realtime) {
+  segment_header& h = *g.header;
+  if (__atomic_load_n(&h.mpi_init_ticks, __ATOMIC_RELAXED) == 0) {
+    h.mpi_init_realtime_ns = realtime;
+    __atomic_store_n(&h.mpi_init_ticks, ticks, __ATOMIC_RELEASE);
+  }
+  note_mpi_rank();
+}
+
+void note_mpi_finalize(std::uint64_t ticks, std::int64_t realtime) {
+  segment_header& h = *g.header;
+  h.mpi_finalize_realtime_ns = realtime;
+  __atomic_store_n(&h.mpi_finalize_ticks, ticks, __ATOMIC_RELEASE);
+}
+
 bool mpiio_counting() {
   if (__builtin_expect(!ready(), 0) && !start()) return false;
   if (in_library != 0 || mpiio_nesting != 0) return false;

@@ -49,6 +49,13 @@ struct mpiio_depth {
 // MPI is initialised (after MPI_Init, and at each MPI_File_open should MPI_Init be missed).
 void note_mpi_rank();
 
+// Notes in the segment header when MPI_Init returned (`ticks`, `realtime`, read right after
+// the real call, where Darshan starts its clock), then the rank.
+void note_mpi_init(std::uint64_t ticks, std::int64_t realtime);
+// Notes in the segment header when MPI_Finalize was called, before the real call (where
+// Darshan stops its clock).
+void note_mpi_finalize(std::uint64_t ticks, std::int64_t realtime);
+
 // After a successful MPI_File_open of `filename` on `comm`.
 void count_mpiio_open(MPI_File fh, MPI_Comm comm, const char* filename, int amode, MPI_Info info,
                       std::uint64_t t1, std::uint64_t t2);

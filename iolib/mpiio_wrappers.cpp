@@ -1,6 +1,6 @@
 // The MPI-IO calls Darshan 3.5.0's MPIIO module wraps (darshan-runtime/lib/darshan-mpiio.c),
-// counted by its rules (iocounters/mpiio_file.hpp), and MPI_Init and MPI_Init_thread, which
-// make the process a rank. Each is exported under its MPI_ name (the
+// counted by its rules (iocounters/mpiio_file.hpp), and MPI_Init, MPI_Init_thread and
+// MPI_Finalize, which make the process a rank and bound its time. Each is exported under its MPI_ name (the
 // program's C calls) and its PMPI_ name (Open MPI's Fortran bindings and tools call those),
 // as Darshan's preload library exports both; either calls libmpi's PMPI_ function. The `*_end`
 // calls of split collectives and MPI-4's large-count `_c` calls (not in Open MPI 4.1) are not
@@ -96,19 +96,33 @@ PERFDM_MPIIO_WRAP(File_write_at_all_begin,
 #undef PERFDM_MPIIO_ARGS
 
 // MPI_Init and MPI_Init_thread: a process that initialised MPI is a rank of the job, even
-// one that never calls MPI-IO (the job's log counts ranks, not mpirun and its helpers).
+// one that never calls MPI-IO (the job's log counts ranks, not mpirun and its helpers). The
+// clock is read first, as Darshan's initialisation reads its own right after the real call.
 #define PERFDM_MPIIO_ARGS argc, argv
 PERFDM_MPIIO_WRAP(Init, (int* argc, char*** argv), {
   const int r = real(argc, argv);
-  if (r == MPI_SUCCESS && mpiio_counting()) note_mpi_rank();
+  const std::uint64_t ticks = read_ticks();
+  const std::int64_t now = realtime_ns();
+  if (r == MPI_SUCCESS && mpiio_counting()) note_mpi_init(ticks, now);
   return r;
 })
 #undef PERFDM_MPIIO_ARGS
 #define PERFDM_MPIIO_ARGS argc, argv, required, provided
 PERFDM_MPIIO_WRAP(Init_thread, (int* argc, char*** argv, int required, int* provided), {
   const int r = real(argc, argv, required, provided);
-  if (r == MPI_SUCCESS && mpiio_counting()) note_mpi_rank();
+  const std::uint64_t ticks = read_ticks();
+  const std::int64_t now = realtime_ns();
+  if (r == MPI_SUCCESS && mpiio_counting()) note_mpi_init(ticks, now);
   return r;
+})
+#undef PERFDM_MPIIO_ARGS
+
+// MPI_Finalize: the end of the rank's time as Darshan's log has it (its shutdown runs before
+// the real call). The I/O that follows is still counted.
+#define PERFDM_MPIIO_ARGS
+PERFDM_MPIIO_WRAP(Finalize, (void), {
+  if (mpiio_counting()) note_mpi_finalize(read_ticks(), realtime_ns());
+  return real();
 })
 #undef PERFDM_MPIIO_ARGS
 
