@@ -2,7 +2,11 @@
  * comparison with Darshan (scripts/compare-darshan.sh): every rank writes and reads one shared
  * file collectively and independently, and writes a file of its own.
  *
- *   mpirun -np N mpiio_calls DIR
+ *   mpirun -np N mpiio_calls DIR [SECONDS]
+ *
+ * With SECONDS, each rank first writes 100 bytes to DIR/early-R.dat with POSIX calls (R is
+ * Open MPI's OMPI_COMM_WORLD_RANK, known before MPI_Init), then sleeps SECONDS, then calls
+ * MPI_Init: I/O Darshan never sees, and a start long before the time Darshan counts from.
  *
  * Per rank, on DIR/shared.dat (opened on MPI_COMM_WORLD, MPI_MODE_CREATE | MPI_MODE_RDWR):
  *   write_at 1024 ints (4096 B) at rank * 4096      independent write
@@ -15,10 +19,13 @@
  * and on DIR/rank-R.dat (opened on MPI_COMM_SELF, MPI_MODE_CREATE | MPI_MODE_WRONLY):
  *   3 writes of 10 doubles (80 B), 1 iwrite of one double (8 B, waited for).
  * Exits non-zero, naming the call, when an MPI call fails. */
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
@@ -27,10 +34,30 @@ static void check(int rc, const char* what) {
   }
 }
 
+/* The early rank's POSIX writes and its sleep, before MPI_Init. */
+static void before_init(const char* dir, double seconds) {
+  const char* rank = getenv("OMPI_COMM_WORLD_RANK");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/early-%s.dat", dir, rank != NULL ? rank : "x");
+  const int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  char early[100];
+  memset(early, 'e', sizeof early);
+  if (fd < 0 || write(fd, early, sizeof early) != (ssize_t)sizeof early || close(fd) != 0) {
+    fprintf(stderr, "mpiio_calls: cannot write %s\n", path);
+    exit(1);
+  }
+  struct timespec t;
+  t.tv_sec = (time_t)seconds;
+  t.tv_nsec = (long)((seconds - (double)t.tv_sec) * 1e9);
+  while (nanosleep(&t, &t) != 0) {
+  }
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3) before_init(argv[1], atof(argv[2]));
   MPI_Init(&argc, &argv);
-  if (argc != 2) {
-    fprintf(stderr, "usage: mpiio_calls DIR\n");
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: mpiio_calls DIR [SECONDS]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int rank = 0;
