@@ -11,7 +11,8 @@
 #   PROGRAM: fio-psync fio-sync fio-posixaio sqlite3 gzip tar-x h5repack nccopy (default: all),
 #   or mpiio: BUILD_DIR/tests/mpiio_calls under `mpirun -np 4` (tests/io/mpiio_calls.c), with
 #   Darshan's MPI build (DARSHAN_PREFIX, e.g. /opt/darshan-mpi) and its libdarshan.so preloaded
-#   into the ranks, and under `perfdm io -- mpirun`
+#   into the ranks, and under `perfdm io -- mpirun`; or mpiio-late: the same with each rank
+#   writing a file and sleeping 1 s before MPI_Init (Darshan's times start at MPI_Init)
 set -euo pipefail
 build=$(cd "${1:?usage: compare-darshan.sh BUILD_DIR [DARSHAN_PREFIX] [PROGRAM...]}" && pwd)
 darshan=${2:-/opt/darshan}
@@ -24,7 +25,7 @@ for f in "$perfdm" "$parser" "$darshan/lib/libdarshan.so"; do
   [[ -e $f ]] || { echo "compare-darshan.sh: $f is missing" >&2; exit 1; }
 done
 work=$(mktemp -d /tmp/compare-darshan.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 
 # Inputs every program reads, made once (without either library).
 mkdir -p "$work/in"
@@ -59,6 +60,7 @@ command_of() {
     h5repack) echo "h5repack -f GZIP=1 $d/data.h5 $d/out.h5" ;;
     nccopy) echo "nccopy $d/classic.nc $d/copy.nc" ;;
     mpiio) echo "mpirun --allow-run-as-root --oversubscribe -np 4 $build/tests/mpiio_calls $d" ;;
+    mpiio-late) echo "mpirun --allow-run-as-root --oversubscribe -np 4 $build/tests/mpiio_calls $d 1" ;;
   esac
 }
 
@@ -75,11 +77,13 @@ for p in "${programs[@]}"; do
   d=$work/run
   # Darshan.
   prepare "$d"; mkdir -p "$work/dlog"; rm -f "$work/dlog"/*
-  if [[ $p == mpiio ]]; then
+  if [[ $p == mpiio* ]]; then
+    late=()
+    [[ $p == mpiio-late ]] && late=(1)
     # Darshan's MPI library in the ranks only (mpirun itself is no rank of Darshan's job).
     (cd "$d" && env DARSHAN_LOG_DIR_PATH="$work/dlog" mpirun --allow-run-as-root --oversubscribe \
        -np 4 -x LD_PRELOAD="$darshan/lib/libdarshan.so" -x DARSHAN_LOG_DIR_PATH \
-       "$build/tests/mpiio_calls" "$d" > /dev/null 2>&1) || true
+       "$build/tests/mpiio_calls" "$d" "${late[@]}" > /dev/null 2>&1) || true
   else
     (cd "$d" && env LD_PRELOAD="$darshan/lib/libdarshan.so" DARSHAN_ENABLE_NONMPI=1 \
        DARSHAN_LOG_DIR_PATH="$work/dlog" $(command_of "$p" "$d") > /dev/null 2>&1) || true
@@ -90,9 +94,9 @@ for p in "${programs[@]}"; do
   (cd "$d" && "$perfdm" io -q --darshan-only -o "$work/p.log" --darshan-log "$work/p.darshan" \
      -- $(command_of "$p" "$d") > /dev/null 2>&1) || true
   "$parser" --show-incomplete "$work/p.darshan" > "$work/perfdm.txt"
-  python3 - "$p" "$work/darshan.txt" "$work/perfdm.txt" "$work/diffs-$p.txt" <<'PY' || status=1
+  python3 - "$p" "$work/darshan.txt" "$work/perfdm.txt" "$work/diffs-$p.txt" "$work/times-$p.txt" <<'PY' || status=1
 import sys
-prog, dfile, pfile, out = sys.argv[1:5]
+prog, dfile, pfile, out, times_out = sys.argv[1:6]
 
 import re
 
@@ -116,7 +120,15 @@ def records(path):
         recs.setdefault((f[0], f[1], name), {})[f[3]] = (f[4], rid)
     return recs
 
+def run_time(path):
+    for line in open(path, errors="surrogateescape"):
+        if line.startswith("# run time:"):
+            return line.split(":", 1)[1].strip()
+    return "?"
+
 d, p = records(dfile), records(pfile)
+stamp_gaps = []
+firsts = [float("inf"), float("inf")]  # the earliest timestamp of each log
 # Which call was longest, and which rank was fastest or slowest (with its bytes), follow timing.
 timing = ("MAX_READ_TIME_SIZE", "MAX_WRITE_TIME_SIZE", "FASTEST_RANK", "SLOWEST_RANK",
           "FASTEST_RANK_BYTES", "SLOWEST_RANK_BYTES")
@@ -136,6 +148,9 @@ for key, cs in sorted(d.items()):
             lines.append(f"{key} record id {rid} vs {mid}")
         if "_F_" in c or c.endswith(timing):
             a, b = float(v), float(w) if w != "<none>" else float("nan")
+            if c.endswith("_TIMESTAMP") and a != 0 and b == b:
+                stamp_gaps.append(a - b)
+                firsts[0], firsts[1] = min(firsts[0], a), min(firsts[1], b)
             if abs(a - b) <= max(0.05, 0.5 * max(abs(a), abs(b))):
                 equal += 1
             else:
@@ -147,12 +162,22 @@ for key, cs in sorted(d.items()):
             counts += 1
             lines.append(f"{key} {c}: darshan {v} perfdm {w}")
 open(out, "w").write("\n".join(lines) + "\n")
+# Where the two logs put time 0: their run times, and how far apart the same timestamps are.
+stamp_gaps.sort()
+gaps = (f"median {stamp_gaps[len(stamp_gaps) // 2]:+.4f} s, from {stamp_gaps[0]:+.4f} to "
+        f"{stamp_gaps[-1]:+.4f} s" if stamp_gaps else "none")
+open(times_out, "w").write(f"{prog}: run time darshan {run_time(dfile)} s, perfdm "
+                           f"{run_time(pfile)} s; first timestamp darshan {firsts[0]:.6f} s, "
+                           f"perfdm {firsts[1]:.6f} s; {len(stamp_gaps)} timestamps, darshan - "
+                           f"perfdm: {gaps}\n")
 print(f"| {prog} | {len(d)} | {compared} | {equal} | {counts} | {timers} | {lacking} |")
 sys.exit(1 if counts or lacking else 0)
 PY
 done
 echo
-echo "Differences, per program: $work/diffs-*.txt (kept only while this runs; rerun with one program to see them)"
+cat "$work"/times-*.txt 2>/dev/null || true
+echo
+echo "Differences, per program: $work/diffs-*.txt (kept only while this runs, or with KEEP=1)"
 for f in "$work"/diffs-*.txt; do
   [[ -s $f ]] && [[ $(wc -l < "$f") -gt 1 ]] && { echo "--- $(basename "$f")"; head -20 "$f"; }
 done
