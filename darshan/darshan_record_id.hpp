@@ -31,8 +31,17 @@ constexpr void jenkins_mix64(std::uint64_t& a, std::uint64_t& b, std::uint64_t& 
   c -= a; c -= b; c ^= (b >> 22);
 }
 
-// Bytes [from, from + n) of `k` as a little-endian number (n <= 8).
+// Bytes [from, from + n) of `k` as a little-endian number (n <= 8). At run time on a
+// little-endian machine, one load of the whole word (the I/O library hashes a name at every
+// open); at compile time, byte by byte.
 constexpr std::uint64_t little_endian(const unsigned char* k, std::size_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (!__builtin_is_constant_evaluated() && n == 8) {
+    std::uint64_t v = 0;
+    __builtin_memcpy(&v, k, 8);
+    return v;
+  }
+#endif
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < n; ++i) v |= std::uint64_t{k[i]} << (8 * i);
   return v;
@@ -88,11 +97,20 @@ inline std::size_t clean_path_into(std::string_view path, std::string_view cwd, 
     out[n++] = c;
     return true;
   };
-  if (path.empty() || path.front() == '<') {
-    for (char c : path)
-      if (!put(c)) return size;
-    out[n] = '\0';
-    return n;
+  // A name that needs no cleaning (an absolute one without "//" or "/./", most of them) is
+  // copied as it is.
+  auto clean = [&] {
+    for (auto at = path.find('/'); at != std::string_view::npos; at = path.find('/', at + 1)) {
+      if (at + 1 < path.size() && path[at + 1] == '/') return false;
+      if (at + 2 < path.size() && path[at + 1] == '.' && path[at + 2] == '/') return false;
+    }
+    return true;
+  };
+  if (path.empty() || path.front() == '<' || (path.front() == '/' && clean())) {
+    if (path.size() >= size) return size;
+    path.copy(out, path.size());
+    out[path.size()] = '\0';
+    return path.size();
   }
   // The name before cleaning: cwd + "/" + path, or path.
   const bool relative = path.front() != '/';

@@ -5,8 +5,9 @@
 # the first process takes to write the job's log for 1, 1,000 and 100,000 files.
 # usage: bench/io/io_cost.sh BUILD_DIR [DARSHAN_PREFIX] [ROUNDS] [PART]
 #   DARSHAN_PREFIX: a non-MPI Darshan 3.5.0 (build one with ../shared/peers/build-darshan.sh);
-#   default /opt/darshan. PART: calls, memory or shutdown (default: all three). Prints markdown
-#   tables.
+#   default /opt/darshan. PART: calls, memory or shutdown (default: all three), or
+#   instructions: the user-space instructions each call adds, counted by valgrind's callgrind
+#   (the same on a loaded machine, where the ns of `calls` spread). Prints markdown tables.
 set -euo pipefail
 build=$(cd "${1:?usage: io_cost.sh BUILD_DIR [DARSHAN_PREFIX] [ROUNDS] [PART]}" && pwd)
 darshan=${2:-/opt/darshan}
@@ -28,11 +29,11 @@ run() {
   local cfg=$1; shift
   rm -rf "$work/data"/* "$work/logs"/*
   case $cfg in
-    none) "$cost" "$@" "$work/data" ;;
-    darshan) env LD_PRELOAD="$darshan/lib/libdarshan.so" DARSHAN_ENABLE_NONMPI=1 \
+    none) "${launcher[@]}" "$cost" "$@" "$work/data" ;;
+    darshan) "${launcher[@]}" env LD_PRELOAD="$darshan/lib/libdarshan.so" DARSHAN_ENABLE_NONMPI=1 \
                DARSHAN_LOG_DIR_PATH="$work/logs" DARSHAN_CONFIG_PATH="$work/darshan.conf" \
                DARSHAN_MODMEM=256 DARSHAN_NAMEMEM=32 "${extra_env[@]}" "$cost" "$@" "$work/data" ;;
-    perfdm) env LD_PRELOAD="$lib" PERFDM_IO_LOG="$work/logs" PERFDM_IO_MAX_RECORDS=110000 \
+    perfdm) "${launcher[@]}" env LD_PRELOAD="$lib" PERFDM_IO_LOG="$work/logs" PERFDM_IO_MAX_RECORDS=110000 \
               PERFDM_IO_MODMEM=256 "${extra_env[@]}" "$cost" "$@" "$work/data" ;;
   esac
 }
@@ -40,6 +41,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 spread() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.0f–%.0f", lo, hi}'; }
 
 extra_env=(PERFDM_IO_UNUSED=)
+launcher=()
 if [[ $part == all || $part == calls ]]; then
 echo "| call | alone (ns) | + Darshan (ns) | + perfdm (ns) | perfdm / Darshan | ns per call, lowest–highest run: alone / Darshan / perfdm |"
 echo "|---|---|---|---|---|---|"
@@ -90,4 +92,23 @@ for files in 1 1000 100000; do
       done | median)
   echo "| $files | $d | $p |"
 done
+fi
+
+if [[ $part == instructions ]]; then
+echo "| call | alone (instructions) | + Darshan | + perfdm | perfdm / Darshan |"
+echo "|---|---|---|---|---|"
+launcher=(valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null)
+# Instructions of the whole run (the last process: io_cost after env's exec).
+instructions() { run "$@" 2>&1 >/dev/null | awk '/Collected :/ {n = $NF} END {print n}'; }
+for op in pread pwrite read write fwrite openclose; do
+  for cfg in none darshan perfdm; do
+    # Two lengths: what one call adds, without start-up and shutdown.
+    a=$(instructions "$cfg" "$op" 10000)
+    b=$(instructions "$cfg" "$op" 30000)
+    eval "ins_$cfg=$(((b - a) / 20000))"
+  done
+  awk -v op="$op" -v n="$ins_none" -v d="$ins_darshan" -v p="$ins_perfdm" 'BEGIN {
+    printf "| %s | %d | +%d | +%d | %.2f |\n", op, n, d - n, p - n, ((d - n) > 0 ? (p - n) / (d - n) : 0) }'
+done
+launcher=()
 fi
