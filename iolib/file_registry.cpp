@@ -6,6 +6,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -206,15 +208,34 @@ void forget_working_directory() {
   registry_unlock();
 }
 
+namespace {
+
+// The name of directory descriptor `fd` (PATH_MAX bytes in `out`), as /proc says it.
+bool directory_name(int fd, char* out) {
+  char link[40];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  const ssize_t n = readlink(link, out, PATH_MAX - 1);
+  if (n <= 0 || out[0] != '/') return false;
+  out[n] = '\0';
+  return std::strstr(out, " (deleted)") == nullptr;
+}
+
+}  // namespace
+
 bool clean_name(int dirfd, const char* path, char* out, std::size_t size) {
   std::size_t n;
   if (path[0] == '/' || path[0] == '<' || path[0] == '\0') {
     n = darshan::clean_path_into(path, {}, out, size);
   } else {
     registry_lock();  // the working directory and the names of directories are shared
+    char directory[PATH_MAX];
     if (dirfd != AT_FDCWD && static_cast<unsigned>(dirfd) < max_fds && fd_records[dirfd] > 0) {
       // Relative to a directory this library knows: its name is the working directory.
       n = darshan::clean_path_into(path, posix_name(fd_records[dirfd] - 1), out, size);
+    } else if (dirfd != AT_FDCWD && !g.darshan_only && directory_name(dirfd, directory)) {
+      // A directory opened out of sight (opendir, or under an excluded path): the kernel
+      // names it. Darshan names the file as if relative to the working directory.
+      n = darshan::clean_path_into(path, directory, out, size);
     } else {
       if (!working_directory_known) {
         working_directory_known = getcwd(working_directory, sizeof working_directory) != nullptr;

@@ -3,6 +3,7 @@
  * preload the library into; the scenarios call the functions by their C library names. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/aio_abi.h>
 #include <linux/io_uring.h>
@@ -78,6 +79,12 @@ static void opens(void) {
   fd = must((int)syscall(SYS_openat2, AT_FDCWD, in_dir("o.bin"), &how, sizeof how), "openat2");
   close(fd);
   close(d);
+  /* A directory opened out of the library's sight (opendir's own open is inside glibc). */
+  DIR* dp = opendir(dir);
+  if (dp == NULL) must(-1, "opendir");
+  fd = must(openat(dirfd(dp), "o.bin", O_RDONLY), "openat in an opendir directory");
+  close(fd);
+  closedir(dp);
 }
 
 /* copy_file_range, sendfile and splice between counted files. */
