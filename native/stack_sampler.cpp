@@ -192,7 +192,15 @@ bool release_if_stopped(int pid, int tid) {
 struct symbol_info {
   std::string module, function, file;
   int line = 0;
+  // In perfdm's own preloaded I/O library (libperfdm-io.so): its wrappers sit between the
+  // program's call and the C library's, and are perfdm's measuring, not the program's code.
+  bool measuring = false;
 };
+
+bool in_io_library(const std::string& module) {
+  const auto slash = module.rfind('/');
+  return module.compare(slash == std::string::npos ? 0 : slash + 1, 13, "libperfdm-io.") == 0;
+}
 
 
 }  // namespace
@@ -311,6 +319,7 @@ struct stack_sampler::impl {
       const char* name = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr,
                                           &mainfile, nullptr);
       s.module = mainfile ? mainfile : (name ? name : "");
+      s.measuring = in_io_library(s.module);
       GElf_Off offset = 0;
       GElf_Sym sym;
       s.function = without_go_abi_suffix(
@@ -344,7 +353,7 @@ struct stack_sampler::impl {
       w->out->frames.push_back(std::move(*jit));
     } else {
       auto& s = w->self->symbolize(lookup);
-      w->out->frames.push_back(stack_frame{pc, s.module, s.function, s.file, s.line});
+      if (!s.measuring) w->out->frames.push_back(stack_frame{pc, s.module, s.function, s.file, s.line});
     }
     return w->out->frames.size() < w->max_depth ? DWARF_CB_OK : DWARF_CB_ABORT;
   }
