@@ -4,6 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstdio>
+#include <fstream>
+#include <filesystem>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -91,6 +95,62 @@ TEST_CASE("every thread's stack: state, the function it is blocked in, source li
   // The max depth is honoured.
   auto shallow = sampler.sample(2);
   for (auto& th : shallow.threads) CHECK(th.frames.size() <= 2);
+}
+
+TEST_CASE("perfdm's preloaded I/O library is left out of the stacks it sits in",
+          "[native][stack][io]") {
+  // The library's path, as `perfdm io --library` gives it.
+  std::string library;
+  if (FILE* p = popen(PERFDM_BINARY " io --library", "r")) {
+    char line[4096];
+    if (std::fgets(line, sizeof line, p)) library = line;
+    pclose(p);
+  }
+  while (!library.empty() && library.back() == '\n') library.pop_back();
+  REQUIRE(!library.empty());
+  char dir[] = "/tmp/perfdm_stack_io_XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  // dd writing 16-byte blocks to a file: each write goes through the library's wrapper (a
+  // counted file; a call on an uncounted descriptor jumps straight to the C library's).
+  const std::string out = std::string("of=") + dir + "/dd.bin";
+  std::vector<std::string> env = {"LD_PRELOAD=" + library, std::string("PERFDM_IO_LOG=") + dir,
+                                  std::string("PERFDM_IO_SEGMENT_DIR=") + dir};
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    for (auto& e : env) putenv(e.data());
+    execl("/bin/dd", "dd", "if=/dev/zero", out.c_str(), "bs=16", "count=100000000", "status=none",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int writes = 0, library_frames = 0;
+  {
+    stack_sampler sampler(pid);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (int i = 0; i < 200 && writes < 5 && std::chrono::steady_clock::now() < until; ++i) {
+      stack_snapshot s;
+      try {
+        s = sampler.sample();
+      } catch (const native_error&) {
+        continue;  // dd still starting
+      }
+      for (auto& th : s.threads) {
+        bool in_write = false;
+        for (auto& f : th.frames) {
+          if (f.module.find("libperfdm-io") != std::string::npos) ++library_frames;
+          if (f.module.find("libc") != std::string::npos &&
+              f.function.find("write") != std::string::npos)
+            in_write = true;
+        }
+        writes += in_write;
+      }
+    }
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  std::filesystem::remove_all(dir);
+  CHECK(writes >= 5);          // samples caught dd in the C library's write
+  CHECK(library_frames == 0);  // and none showed the wrapper that called it
 }
 
 TEST_CASE("the hot function tops the profile and its line is detailed", "[native][stack][profile]") {
