@@ -16,6 +16,15 @@ const std::array<file_metric, file_sample_builder::metric_count>& file_sample_bu
       {"file.read_time", "seconds", &file_counts::read_time},
       {"file.write_time", "seconds", &file_counts::write_time},
       {"file.meta_time", "seconds", &file_counts::meta_time},
+      {"file.mpiio_read_bytes", "bytes", &file_counts::mpiio_read_bytes},
+      {"file.mpiio_write_bytes", "bytes", &file_counts::mpiio_write_bytes},
+      {"file.mpiio_read_ops", "operations", &file_counts::mpiio_read_ops},
+      {"file.mpiio_write_ops", "operations", &file_counts::mpiio_write_ops},
+      {"file.mpiio_collective_ops", "operations", &file_counts::mpiio_collective_ops},
+      {"file.mpiio_meta_ops", "operations", &file_counts::mpiio_meta_ops},
+      {"file.mpiio_read_time", "seconds", &file_counts::mpiio_read_time},
+      {"file.mpiio_write_time", "seconds", &file_counts::mpiio_write_time},
+      {"file.mpiio_meta_time", "seconds", &file_counts::mpiio_meta_time},
   }};
   return all;
 }

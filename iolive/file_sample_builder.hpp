@@ -6,6 +6,10 @@
 // - Metrics (all COUNTER): file.read_bytes, file.write_bytes (bytes), file.read_ops,
 //   file.write_ops, file.meta_ops (operations), file.read_time, file.write_time,
 //   file.meta_time (seconds), per file and process, exact: the library counts every call.
+//   MPI-IO's calls count apart, in file.mpiio_read_bytes, file.mpiio_write_bytes (bytes),
+//   file.mpiio_read_ops, file.mpiio_write_ops, file.mpiio_collective_ops,
+//   file.mpiio_meta_ops (operations), file.mpiio_read_time, file.mpiio_write_time,
+//   file.mpiio_meta_time (seconds): the POSIX calls beneath them are already in file.*.
 // - Foci: a /File resource (a file, or a directory: every file under it), the process's
 //   /Machine/<host>/<process>{<pid>} (or its host), the roots; a focus naming a thread, a
 //   /Code or /SyncObject resource, or another source's resource gets nothing (the library
@@ -40,7 +44,7 @@ struct file_metric {
 
 class file_sample_builder {
  public:
-  static constexpr std::size_t metric_count = 8;
+  static constexpr std::size_t metric_count = 17;
   static const std::array<file_metric, metric_count>& metrics();
 
   explicit file_sample_builder(native::sampled_process process);

@@ -18,6 +18,15 @@ file_counts& file_counts::operator+=(const file_counts& o) {
   read_time += o.read_time;
   write_time += o.write_time;
   meta_time += o.meta_time;
+  mpiio_read_bytes += o.mpiio_read_bytes;
+  mpiio_write_bytes += o.mpiio_write_bytes;
+  mpiio_read_ops += o.mpiio_read_ops;
+  mpiio_write_ops += o.mpiio_write_ops;
+  mpiio_collective_ops += o.mpiio_collective_ops;
+  mpiio_meta_ops += o.mpiio_meta_ops;
+  mpiio_read_time += o.mpiio_read_time;
+  mpiio_write_time += o.mpiio_write_time;
+  mpiio_meta_time += o.mpiio_meta_time;
   if (o.first_realtime_ns != 0 &&
       (first_realtime_ns == 0 || o.first_realtime_ns < first_realtime_ns))
     first_realtime_ns = o.first_realtime_ns;
@@ -160,6 +169,27 @@ live_reading totals_of(const io::segment_snapshot& s, std::uint64_t now_ticks,
     f.first_realtime_ns = first({t[STDIO_F_OPEN_START_TIMESTAMP], t[STDIO_F_READ_START_TIMESTAMP],
                                  t[STDIO_F_WRITE_START_TIMESTAMP]});
     r.files[native::file_resource(s.stdio_names[i])] += f;
+  }
+  for (std::size_t i = 0; i < s.mpiio.size(); ++i) {
+    const auto& c = s.mpiio[i].counters;
+    const auto& t = s.mpiio[i].fticks;
+    file_counts f;
+    f.mpiio_read_bytes = count(c[MPIIO_BYTES_READ]);
+    f.mpiio_write_bytes = count(c[MPIIO_BYTES_WRITTEN]);
+    f.mpiio_read_ops = count(c[MPIIO_INDEP_READS]) + count(c[MPIIO_COLL_READS]) +
+                       count(c[MPIIO_SPLIT_READS]) + count(c[MPIIO_NB_READS]);
+    f.mpiio_write_ops = count(c[MPIIO_INDEP_WRITES]) + count(c[MPIIO_COLL_WRITES]) +
+                        count(c[MPIIO_SPLIT_WRITES]) + count(c[MPIIO_NB_WRITES]);
+    f.mpiio_collective_ops = count(c[MPIIO_COLL_READS]) + count(c[MPIIO_COLL_WRITES]) +
+                             count(c[MPIIO_SPLIT_READS]) + count(c[MPIIO_SPLIT_WRITES]);
+    f.mpiio_meta_ops = count(c[MPIIO_INDEP_OPENS]) + count(c[MPIIO_COLL_OPENS]) +
+                       count(c[MPIIO_SYNCS]) + count(c[MPIIO_VIEWS]);
+    f.mpiio_read_time = seconds(t[MPIIO_F_READ_TIME]);
+    f.mpiio_write_time = seconds(t[MPIIO_F_WRITE_TIME]);
+    f.mpiio_meta_time = seconds(t[MPIIO_F_META_TIME]);
+    f.first_realtime_ns = first({t[MPIIO_F_OPEN_START_TIMESTAMP], t[MPIIO_F_READ_START_TIMESTAMP],
+                                 t[MPIIO_F_WRITE_START_TIMESTAMP]});
+    r.files[native::file_resource(s.mpiio_names[i])] += f;
   }
   r.files.erase("");  // a record whose name did not fit the name area
   return r;

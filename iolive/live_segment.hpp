@@ -1,7 +1,8 @@
 // A watched process's I/O counters while it runs: the segment the preloaded I/O library
 // counts into (iocounters/io_segment.hpp, docs/IO.md §5), found through the process's
 // memory map, and its records summed per file as the Data Manager's file.* metrics take
-// them (bytes, operations and time, by read, write and metadata; POSIX and STDIO together).
+// them (bytes, operations and time, by read, write and metadata; POSIX and STDIO together,
+// MPI-IO apart: its bytes also pass through the POSIX calls beneath it).
 // Plain C++: the native source reads, tests feed snapshots.
 #pragma once
 
@@ -19,6 +20,11 @@ struct file_counts {
   double read_bytes = 0, write_bytes = 0;
   double read_ops = 0, write_ops = 0, meta_ops = 0;
   double read_time = 0, write_time = 0, meta_time = 0;
+  // MPI-IO's own, apart from the POSIX and STDIO sums above: the MPI library's POSIX calls
+  // beneath carry the same bytes, so one sum of both would count them twice.
+  double mpiio_read_bytes = 0, mpiio_write_bytes = 0;
+  double mpiio_read_ops = 0, mpiio_write_ops = 0, mpiio_collective_ops = 0, mpiio_meta_ops = 0;
+  double mpiio_read_time = 0, mpiio_write_time = 0, mpiio_meta_time = 0;
   // Its first open, read or write (CLOCK_REALTIME ns), 0 when none: where its counts start.
   std::int64_t first_realtime_ns = 0;
   file_counts& operator+=(const file_counts& o);  // sums; the earlier first
@@ -54,6 +60,11 @@ std::string find_io_segment(int pid, const std::string& job_dir = "");
 //   meta_ops POSIX opens, seeks, stats, syncs, rename sources, truncates, unlinks, mkdirs;
 //            STDIO opens, seeks, flushes
 //   meta_time POSIX_F_META_TIME + STDIO_F_META_TIME
+//   mpiio_read_*/_write_*  MPIIO_BYTES_READ / _WRITTEN; MPIIO_INDEP_, COLL_, SPLIT_ and
+//            NB_READS / _WRITES; MPIIO_F_READ_TIME / _WRITE_TIME (MPI_File_sync's is write time)
+//   mpiio_collective_ops  MPIIO_COLL_ and SPLIT_READS and _WRITES
+//   mpiio_meta_ops  MPIIO_INDEP_OPENS, _COLL_OPENS, _SYNCS, _VIEWS; mpiio_meta_time
+//            MPIIO_F_META_TIME (opens, closes, views with hints)
 live_reading totals_of(const io::segment_snapshot& snapshot, std::uint64_t now_ticks,
                        std::int64_t now_realtime_ns);
 

@@ -1,5 +1,5 @@
 // The live I/O of a watched process as Data Manager samples (iolive/): a segment's records
-// summed per file, the file.* metrics routed by focus, counter deltas between readings, the
+// summed per file (MPI-IO's apart from POSIX and STDIO's), the file.* metrics routed by focus, counter deltas between readings, the
 // first sample carrying what was counted before its metric instance. Plain C++; one test
 // reads the segment of a real process that ran with the library preloaded.
 #include <catch2/catch.hpp>
@@ -91,6 +91,106 @@ TEST_CASE("iolive: a segment's POSIX and STDIO records are summed per /File reso
   CHECK(r.files.at("/File/tmp/d/b_b.txt").write_bytes == 7);
   CHECK(r.start_realtime_ns == 5'000'000'000);
   CHECK_FALSE(r.ended);
+}
+
+// A rank's MPI-IO record: `ops` of each kind of read and write, and the opens, syncs and
+// views Darshan's MPIIO module counts.
+io::mpiio_file mpiio(std::int64_t read_bytes, std::int64_t written, std::int64_t ops) {
+  io::mpiio_file f{};
+  f.counters[darshan::MPIIO_BYTES_READ] = read_bytes;
+  f.counters[darshan::MPIIO_BYTES_WRITTEN] = written;
+  for (int kind : {darshan::MPIIO_INDEP_READS, darshan::MPIIO_COLL_READS,
+                   darshan::MPIIO_SPLIT_READS, darshan::MPIIO_NB_READS,
+                   darshan::MPIIO_INDEP_WRITES, darshan::MPIIO_COLL_WRITES,
+                   darshan::MPIIO_SPLIT_WRITES, darshan::MPIIO_NB_WRITES})
+    f.counters[kind] = ops;
+  f.counters[darshan::MPIIO_COLL_OPENS] = 1;
+  f.counters[darshan::MPIIO_SYNCS] = 2;
+  f.counters[darshan::MPIIO_VIEWS] = 3;
+  f.counters[darshan::MPIIO_HINTS] = 3;  // not an operation of its own
+  f.fticks[darshan::MPIIO_F_READ_TIME] = 4'000'000;
+  f.fticks[darshan::MPIIO_F_WRITE_TIME] = 6'000'000;
+  f.fticks[darshan::MPIIO_F_META_TIME] = 500'000;
+  f.fticks[darshan::MPIIO_F_OPEN_START_TIMESTAMP] = 1'500;
+  return f;
+}
+
+TEST_CASE("iolive: MPI-IO records sum into file.mpiio_* and leave the POSIX sums as they are",
+          "[iolive]") {
+  auto s = snapshot("/dev/shm/perfdm-io.x/42.1f.seg");
+  // Open MPI's POSIX calls beneath MPI-IO: the same bytes, in the file's POSIX record.
+  s.posix.push_back(posix(4096, 1, 8192, 2, 1, 1'000'000));
+  s.posix_names.push_back("/tmp/d/shared.dat");
+  const auto posix_only = totals_of(s, 2'000, 5'000'001'000);
+  s.mpiio.push_back(mpiio(4096, 8192, 1));
+  s.mpiio_names.push_back("/tmp/d/shared.dat");
+  s.mpiio.push_back(mpiio(0, 64, 2));
+  s.mpiio_names.push_back("/tmp/d/other.dat");
+
+  const auto r = totals_of(s, 2'000, 5'000'001'000);
+  REQUIRE(r.files.size() == 2);
+  const auto& f = r.files.at("/File/tmp/d/shared.dat");
+  CHECK(f.mpiio_read_bytes == 4096);
+  CHECK(f.mpiio_write_bytes == 8192);
+  CHECK(f.mpiio_read_ops == 4);         // independent, collective, split, non-blocking
+  CHECK(f.mpiio_write_ops == 4);
+  CHECK(f.mpiio_collective_ops == 4);   // collective and split, reads and writes
+  CHECK(f.mpiio_meta_ops == 6);         // the open, 2 syncs, 3 views
+  CHECK(f.mpiio_read_time == Approx(0.004));
+  CHECK(f.mpiio_write_time == Approx(0.006));
+  CHECK(f.mpiio_meta_time == Approx(0.0005));
+  CHECK(r.files.at("/File/tmp/d/other.dat").mpiio_collective_ops == 8);
+  // The POSIX-derived sums are the POSIX record's alone: MPI-IO adds nothing to them.
+  const auto& p = posix_only.files.at("/File/tmp/d/shared.dat");
+  CHECK(p.mpiio_write_bytes == 0);
+  CHECK(f.read_bytes == p.read_bytes);
+  CHECK(f.read_bytes == 4096);
+  CHECK(f.write_bytes == 8192);
+  CHECK(f.read_ops == 1);
+  CHECK(f.write_ops == 2);
+  CHECK(f.meta_ops == 1);
+  CHECK(f.read_time == Approx(0.001));
+  CHECK(f.write_time == 0);
+  const auto& o = r.files.at("/File/tmp/d/other.dat");
+  CHECK(o.mpiio_write_bytes == 64);
+  CHECK(o.write_bytes == 0);
+  CHECK(o.write_ops == 0);
+  CHECK(o.meta_ops == 0);
+}
+
+TEST_CASE("iolive: file.mpiio_* samples by focus beside file.*, whole at the first",
+          "[iolive]") {
+  file_sample_builder b({host, "app", 42});
+  b.set_collecting({mi(1, "file.mpiio_write_bytes", {"/File/tmp/d/shared.dat", machine}),
+                    mi(2, "file.mpiio_collective_ops", {"/File/tmp"}),
+                    mi(3, "file.write_bytes", {"/File/tmp/d/shared.dat"}),
+                    mi(4, "file.mpiio_write_bytes", {"/Machine/" + host + "/app{42}/app{43}"})});
+  live_reading r;
+  r.segment = "/dev/shm/perfdm-io.x/42.1.seg";
+  auto& shared = r.files["/File/tmp/d/shared.dat"];
+  shared.write_bytes = 8192;  // POSIX beneath
+  shared.mpiio_write_bytes = 8192;
+  shared.mpiio_collective_ops = 4;
+  shared.first_realtime_ns = 5'000'000'000;
+  r.files["/File/tmp/d/other.dat"].mpiio_collective_ops = 8;
+  const time_ns offset = 4'000'000'000;
+  std::vector<sample> out;
+  b.add(r, offset, 3'000'000'000, out);
+  REQUIRE(out.size() == 3);  // not a thread's
+  REQUIRE(of(out, 1));
+  CHECK(of(out, 1)->value == 8192);
+  CHECK(of(out, 1)->start == 1.0);
+  CHECK(of(out, 2)->value == 12);  // both files under /tmp
+  CHECK(of(out, 3)->value == 8192);  // POSIX's, not 16384
+  CHECK(of(out, 4) == nullptr);
+
+  shared.mpiio_write_bytes = 8256;
+  out.clear();
+  b.add(r, offset, 4'000'000'000, out);
+  REQUIRE(of(out, 1));
+  CHECK(of(out, 1)->value == 64);
+  CHECK(of(out, 1)->start == 3.0);
+  CHECK(of(out, 3)->value == 0);
 }
 
 TEST_CASE("iolive: the I/O segments of a memory map are found by name", "[iolive]") {
