@@ -39,6 +39,16 @@ inline bool counting_names(bool darshan_sees) {
   return darshan_sees || !g.darshan_only;
 }
 
+// The record of descriptor `fd` as it is closed (0: not counted). An inherited descriptor no
+// call used is forgotten without one: a file the process never touched takes no room.
+inline std::int32_t fd_record_at_close(int fd) {
+  if (fd_pending(fd)) {
+    set_fd_record(fd, 0);
+    return 0;
+  }
+  return fd_record(fd);
+}
+
 // A read or write of `bytes` on POSIX record `record` (index + 1) at `offset` (< 0: the
 // record's own offset).
 inline void count_access(std::int32_t record, bool is_read, std::int64_t offset, std::int64_t bytes,

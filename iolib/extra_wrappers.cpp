@@ -234,8 +234,7 @@ PERFDM_IO_WRAP(int, close_range, (unsigned first, unsigned last, int flags)) {
   if (r == 0) {
     const unsigned top = highest_fd_record();
     for (unsigned fd = first; fd <= last && fd <= top; ++fd) {
-      if (fd_pending(int(fd))) set_fd_record(int(fd), 0);  // closed unused: no record
-      const std::int32_t record = fd_record(int(fd));
+      const std::int32_t record = fd_record_at_close(int(fd));
       if (record == 0) continue;
       update_posix(record, [&](posix_file& f) { posix_close(f, t1, t2); });
       set_fd_record(int(fd), 0);

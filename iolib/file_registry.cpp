@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "darshan/darshan_record_id.hpp"
 #include "iocounters/mount_table.hpp"
@@ -208,19 +209,16 @@ void forget_working_directory() {
   registry_unlock();
 }
 
-namespace {
-
-// The name of directory descriptor `fd` (PATH_MAX bytes in `out`), as /proc says it.
-bool directory_name(int fd, char* out) {
+bool descriptor_name(int fd, char* out) {
   char link[40];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   const ssize_t n = readlink(link, out, PATH_MAX - 1);
   if (n <= 0 || out[0] != '/') return false;
   out[n] = '\0';
-  return std::strstr(out, " (deleted)") == nullptr;
+  constexpr std::string_view deleted = " (deleted)";  // the name no longer leads to it
+  const std::string_view name(out, std::size_t(n));
+  return name.size() <= deleted.size() || name.substr(name.size() - deleted.size()) != deleted;
 }
-
-}  // namespace
 
 bool clean_name(int dirfd, const char* path, char* out, std::size_t size) {
   std::size_t n;
@@ -232,7 +230,7 @@ bool clean_name(int dirfd, const char* path, char* out, std::size_t size) {
     if (dirfd != AT_FDCWD && static_cast<unsigned>(dirfd) < max_fds && fd_records[dirfd] > 0) {
       // Relative to a directory this library knows: its name is the working directory.
       n = darshan::clean_path_into(path, posix_name(fd_records[dirfd] - 1), out, size);
-    } else if (dirfd != AT_FDCWD && !g.darshan_only && directory_name(dirfd, directory)) {
+    } else if (dirfd != AT_FDCWD && !g.darshan_only && descriptor_name(dirfd, directory)) {
       // A directory opened out of sight (opendir, or under an excluded path): the kernel
       // names it. Darshan names the file as if relative to the working directory.
       n = darshan::clean_path_into(path, directory, out, size);

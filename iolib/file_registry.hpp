@@ -25,6 +25,10 @@ void registry_unlock();
 // Returns false when the result does not fit.
 bool clean_name(int dirfd, const char* path, char* out, std::size_t size);
 
+// The name of descriptor `fd` as /proc/self/fd gives it, into `out` (PATH_MAX bytes); false
+// when it has none that leads to it (not a path, or the file was deleted).
+bool descriptor_name(int fd, char* out);
+
 // The POSIX record of a cleaned name (index + 1), created when needed; 0 when it is not
 // counted. `create` false: only an existing record (rename's source).
 std::int32_t posix_record(const char* cleaned, bool create = true);

@@ -6,9 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "iolib/counting.hpp"
 #include "iolib/real_calls.hpp"
@@ -36,17 +34,9 @@ std::int32_t adopt_inherited_file(int fd) {
   library_guard guard;
   std::int32_t record = 0;
   struct stat st;
-  char link[40], path[PATH_MAX];
-  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  const ssize_t n = real::fstat()(fd, &st) == 0 && S_ISREG(st.st_mode)
-                        ? readlink(link, path, sizeof path - 1)
-                        : -1;
-  if (n > 0 && path[0] == '/') {
-    path[n] = '\0';
-    constexpr const char* deleted = " (deleted)";  // the name no longer leads to it
-    const std::size_t len = std::size_t(n), tail = std::strlen(deleted);
-    if (len <= tail || std::strcmp(path + len - tail, deleted) != 0) record = posix_record(path);
-  }
+  char path[PATH_MAX];
+  if (real::fstat()(fd, &st) == 0 && S_ISREG(st.st_mode) && descriptor_name(fd, path))
+    record = posix_record(path);
   if (record != 0) {
     // An appending descriptor writes at the end, wherever its offset is.
     const int flags = real::fcntl()(fd, F_GETFL);

@@ -320,8 +320,7 @@ PERFDM_IO_WRAP(int, fdatasync, (int fd)) {
 
 // Counted whatever close returns, as Darshan does.
 PERFDM_IO_WRAP(int, close, (int fd)) {
-  if (fd_pending(fd)) set_fd_record(fd, 0);  // closed unused: no record
-  const std::int32_t record = fd_record(fd);
+  const std::int32_t record = fd_record_at_close(fd);
   if (record == 0) return real::close()(fd);
   const std::uint64_t t1 = read_ticks();
   const int r = real::close()(fd);
